@@ -1,0 +1,28 @@
+"""collsched: plan, certify, simulate and run collective communications on heterogeneous platforms.
+
+Examples
+--------
+>>> import collsched as cs
+>>> p = cs.topologies.star(4)
+>>> c = cs.Reduce(participants=p.hosts, target="h0", size=1e6, task_cost=1e6)
+>>> s = cs.plan(p, c, algorithm="binomial")
+>>> cs.validate(p, c, s)
+"""
+
+from . import platform, topologies, units
+from .collectives import AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, Series
+from .errors import (CollectiveError, CollschedError, FormatError, PlatformError, ScheduleError, UnitError,
+                     ValidationError)
+from .planner import plan
+from .platform import Link, Node, Platform
+from .schedules import (Bound, OrderSchedule, PeriodicSchedule, Program, ProgramBuilder, Schedule, Status,
+                        StepSchedule, TreeSchedule, validate)
+
+__version__ = "0.1.0"
+
+__all__ = ["platform", "topologies", "units", "Platform", "Node", "Link",
+           "Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "Series",
+           "Schedule", "StepSchedule", "OrderSchedule", "TreeSchedule", "PeriodicSchedule", "Program",
+           "ProgramBuilder", "Bound", "Status", "plan", "validate",
+           "CollschedError", "PlatformError", "CollectiveError", "ScheduleError", "ValidationError",
+           "FormatError", "UnitError"]

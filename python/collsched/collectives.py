@@ -1,0 +1,591 @@
+"""Collectives: what must be communicated, as pure data.
+
+Each collective names the hosts it involves and the sizes it moves, and says
+what every host holds before (:meth:`~Collective.initial_values`) and must hold
+after (:meth:`~Collective.final_values`) as symbolic values
+(:class:`collsched.schedules.values.Value`), which is what
+:func:`collsched.validate` checks programs against.
+
+* :class:`Scatter` — the source sends a distinct message to every target;
+* :class:`Gather` — every source sends a distinct message to the target;
+* :class:`Broadcast` — the source sends the same message to every target;
+* :class:`Reduce` — participants ``P_0 .. P_{n-1}`` (ordered) hold ``v_0 ..
+  v_{n-1}``; the target must get ``v_0 ⊕ v_1 ⊕ ... ⊕ v_{n-1}`` for a
+  non-commutative, associative ``⊕``; ``v[k..m]`` is a partial result;
+* :class:`AllToAll` — every sender sends a distinct message to every receiver
+  (a receiver subset gives all-to-some; a size matrix gives non-uniform sizes);
+* :class:`AllToMany` — a sparse personalized exchange (COM matrix);
+* :class:`Series` — ``count`` independent instances of a collective, pipelined.
+
+Examples
+--------
+>>> from collsched import topologies
+>>> p = topologies.star(4)
+>>> c = Scatter(source="h0", targets=["h1", "h2", "h3"], size=1e6)
+>>> c.validate(p)
+>>> c.total_bytes
+3000000.0
+>>> Series(c, count=10).total_bytes
+30000000.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, ClassVar, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .errors import CollectiveError
+from .schedules.values import Value, block, partial
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .platform import Platform
+
+__all__ = ["Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "Series",
+           "COLLECTIVE_KINDS"]
+
+
+def _positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or value <= 0:
+        raise CollectiveError(f"{name} is {value!r}", fix="sizes and costs must be finite and > 0")
+    return float(value)
+
+
+def _hosts(name: str, hosts: Sequence[str], *, allow_empty: bool = False) -> tuple[str, ...]:
+    if isinstance(hosts, str):
+        raise CollectiveError(f"{name} is the string {hosts!r}", fix="give a list of host ids")
+    hosts = tuple(hosts)
+    if not hosts and not allow_empty:
+        raise CollectiveError(f"{name} is empty", fix="name at least one host")
+    seen = set()
+    for h in hosts:
+        if not isinstance(h, str) or not h:
+            raise CollectiveError(f"{name} contains {h!r}", fix="host ids are non-empty strings")
+        if h in seen:
+            raise CollectiveError(f"{name} lists {h!r} twice")
+        seen.add(h)
+    return hosts
+
+
+class Collective:
+    """Common interface of every collective (see the module docstring)."""
+
+    kind: ClassVar[str]
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Every host the collective involves, without repeats, in a stable order."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    @property
+    def count(self) -> int:
+        """Number of instances (1, or the count of a :class:`Series`)."""
+        return 1
+
+    @property
+    def base(self) -> Collective:
+        """The collective one instance performs (itself, or a Series' collective)."""
+        return self
+
+    def pairs(self) -> Iterator[tuple[str, str]]:
+        """Ordered host pairs that must be able to communicate (for reachability)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def instance_values(self, platform: Platform, inst: int) -> tuple[list[tuple[str, Value]], list[tuple[str, Value]]]:
+        """``(initial, final)`` lists of ``(host, value)`` for instance ``inst``."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def direct_value(self, platform: Platform, inst: int, src: str, dst: str) -> Value:
+        """The value a direct message from ``src`` to ``dst`` carries in instance ``inst``.
+
+        Raises
+        ------
+        CollectiveError
+            If the collective has no such message (e.g. a reduce, whose messages carry partial results).
+        """
+        raise CollectiveError(f"a {self.kind} has no direct message {src}->{dst}",
+                              fix="name the values each transfer carries")
+
+    def value_size(self, value: Value) -> float:
+        """Bytes of a whole symbolic value (collectives whose sizes need host indices override :meth:`sizer`)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def sizer(self, platform: Platform):
+        """A function ``value -> bytes`` for the values of this collective on ``platform``."""
+        return self.value_size
+
+    @property
+    def total_bytes(self) -> float:
+        """Bytes that leave their origin, summed over messages (a lower bound on traffic)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def initial_values(self, platform: Platform) -> list[tuple[str, Value]]:
+        """What each host holds before the collective, as ``(host, value)`` pairs."""
+        return [hv for t in range(self.count) for hv in self.instance_values(platform, t)[0]]
+
+    def final_values(self, platform: Platform) -> list[tuple[str, Value]]:
+        """What each host must hold after the collective, as ``(host, value)`` pairs."""
+        return [hv for t in range(self.count) for hv in self.instance_values(platform, t)[1]]
+
+    def validate(self, platform: Platform) -> None:
+        """Check the collective against a platform.
+
+        Raises
+        ------
+        CollectiveError
+            A participant is unknown or a router.
+        PlatformError
+            A host that the collective needs is unreachable from another.
+        """
+        for h in self.hosts:
+            if h not in platform.nodes:
+                raise CollectiveError(f"{self.kind} participant {h!r} is not in platform {platform.name!r}",
+                                      fix=f"hosts are {_preview(platform.hosts)}")
+            if not platform.nodes[h].is_host:
+                raise CollectiveError(f"{self.kind} participant {h!r} is a router in platform {platform.name!r}",
+                                      fix="only hosts take part in collectives")
+        platform.check_reachable(self.pairs(), needed_by=f"the {self.kind}")
+
+
+def _preview(items: Sequence[str], k: int = 4) -> str:
+    shown = ", ".join(items[:k])
+    return shown + (", ..." if len(items) > k else "")
+
+
+@dataclass(frozen=True)
+class Scatter(Collective):
+    """The source sends a distinct message of ``size`` bytes to every target.
+
+    Examples
+    --------
+    >>> Scatter(source="h0", targets=["h1", "h2"], size=10).hosts
+    ('h0', 'h1', 'h2')
+    """
+
+    source: str
+    targets: tuple[str, ...]
+    size: float
+    kind: ClassVar[str] = "scatter"
+
+    def __post_init__(self):
+        object.__setattr__(self, "targets", _hosts("scatter targets", self.targets))
+        object.__setattr__(self, "source", _hosts("scatter source", [self.source])[0])
+        object.__setattr__(self, "size", _positive("scatter size", self.size))
+
+    @property
+    def hosts(self):
+        return (self.source,) + tuple(t for t in self.targets if t != self.source)
+
+    def pairs(self):
+        return ((self.source, t) for t in self.targets if t != self.source)
+
+    def instance_values(self, platform, inst):
+        s = platform.host_index(self.source)
+        blocks = [(t, block(inst, s, platform.host_index(t))) for t in self.targets]
+        return [(self.source, v) for _, v in blocks], blocks
+
+    def direct_value(self, platform, inst, src, dst):
+        if src != self.source or dst not in self.targets:
+            raise CollectiveError(f"scatter has no message {src}->{dst}: it sends from {self.source!r} to its targets")
+        return block(inst, platform.host_index(src), platform.host_index(dst))
+
+    def value_size(self, value):
+        return self.size
+
+    @property
+    def total_bytes(self):
+        return self.size * sum(t != self.source for t in self.targets)
+
+
+@dataclass(frozen=True)
+class Gather(Collective):
+    """Every source sends a distinct message of ``size`` bytes to the target.
+
+    Examples
+    --------
+    >>> Gather(sources=["h1", "h2"], target="h0", size=10).total_bytes
+    20.0
+    """
+
+    sources: tuple[str, ...]
+    target: str
+    size: float
+    kind: ClassVar[str] = "gather"
+
+    def __post_init__(self):
+        object.__setattr__(self, "sources", _hosts("gather sources", self.sources))
+        object.__setattr__(self, "target", _hosts("gather target", [self.target])[0])
+        object.__setattr__(self, "size", _positive("gather size", self.size))
+
+    @property
+    def hosts(self):
+        return (self.target,) + tuple(s for s in self.sources if s != self.target)
+
+    def pairs(self):
+        return ((s, self.target) for s in self.sources if s != self.target)
+
+    def instance_values(self, platform, inst):
+        d = platform.host_index(self.target)
+        blocks = [(s, block(inst, platform.host_index(s), d)) for s in self.sources]
+        return blocks, [(self.target, v) for _, v in blocks]
+
+    def value_size(self, value):
+        return self.size
+
+    def direct_value(self, platform, inst, src, dst):
+        if dst != self.target or src not in self.sources:
+            raise CollectiveError(f"gather has no message {src}->{dst}: it sends from its sources to {self.target!r}")
+        return block(inst, platform.host_index(src), platform.host_index(dst))
+
+    @property
+    def total_bytes(self):
+        return self.size * sum(s != self.target for s in self.sources)
+
+
+@dataclass(frozen=True)
+class Broadcast(Collective):
+    """The source sends the same ``size`` bytes to every target.
+
+    Examples
+    --------
+    >>> Broadcast(source="h0", targets=["h1", "h2"], size=10).total_bytes
+    10.0
+    """
+
+    source: str
+    targets: tuple[str, ...]
+    size: float
+    kind: ClassVar[str] = "broadcast"
+
+    def __post_init__(self):
+        object.__setattr__(self, "targets", _hosts("broadcast targets", self.targets))
+        object.__setattr__(self, "source", _hosts("broadcast source", [self.source])[0])
+        object.__setattr__(self, "size", _positive("broadcast size", self.size))
+
+    @property
+    def hosts(self):
+        return (self.source,) + tuple(t for t in self.targets if t != self.source)
+
+    def pairs(self):
+        return ((self.source, t) for t in self.targets if t != self.source)
+
+    def instance_values(self, platform, inst):
+        v = block(inst, platform.host_index(self.source), -1)
+        return [(self.source, v)], [(t, v) for t in self.targets]
+
+    def value_size(self, value):
+        return self.size
+
+    def direct_value(self, platform, inst, src, dst):
+        return block(inst, platform.host_index(self.source), -1)
+
+    @property
+    def total_bytes(self):
+        return self.size
+
+
+@dataclass(frozen=True)
+class Reduce(Collective):
+    """Ordered participants hold ``v_0 .. v_{n-1}``; the target gets ``v[0..n-1]``.
+
+    The operator is associative but not commutative: partial results
+    ``v[k..m] = v_k ⊕ ... ⊕ v_m`` combine only as ``v[k..l] ⊕ v[l+1..m]``.
+
+    Parameters
+    ----------
+    participants : sequence of str
+        ``P_0 .. P_{n-1}`` in operand order.
+    target : str
+        The host that must receive ``v[0..n-1]`` (a participant or not).
+    size : float
+        Bytes of every partial result (``δ`` in seed 000), unless ``partial_sizes`` says otherwise.
+    task_cost : float
+        Flop of one combination ``T(k,l,m)``, unless ``task_costs`` says otherwise.
+    partial_sizes : mapping, optional
+        ``(k, m) -> bytes`` for partial results whose size differs.
+    task_costs : mapping, optional
+        ``(k, l, m) -> flop`` for tasks whose cost differs.
+
+    Examples
+    --------
+    >>> r = Reduce(participants=["h0", "h1", "h2"], target="h0", size=8, task_cost=100)
+    >>> r.partial_size(0, 2), r.task_cost_of(0, 0, 2)
+    (8.0, 100.0)
+    """
+
+    participants: tuple[str, ...]
+    target: str
+    size: float
+    task_cost: float = 0.0
+    partial_sizes: Mapping[tuple[int, int], float] = field(default_factory=dict)
+    task_costs: Mapping[tuple[int, int, int], float] = field(default_factory=dict)
+    kind: ClassVar[str] = "reduce"
+
+    def __post_init__(self):
+        object.__setattr__(self, "participants", _hosts("reduce participants", self.participants))
+        object.__setattr__(self, "target", _hosts("reduce target", [self.target])[0])
+        object.__setattr__(self, "size", _positive("reduce size", self.size))
+        if self.task_cost != 0:
+            object.__setattr__(self, "task_cost", _positive("reduce task_cost", self.task_cost))
+        n = len(self.participants)
+        sizes = {}
+        for (k, m), s in dict(self.partial_sizes).items():
+            if not 0 <= k <= m < n:
+                raise CollectiveError(f"reduce partial_sizes names v[{k}..{m}] outside 0..{n - 1}")
+            sizes[(k, m)] = _positive(f"reduce partial size of v[{k}..{m}]", s)
+        costs = {}
+        for (k, l, m), c in dict(self.task_costs).items():
+            if not 0 <= k <= l < m < n:
+                raise CollectiveError(f"reduce task_costs names T({k},{l},{m}), not a task of 0..{n - 1}")
+            costs[(k, l, m)] = _positive(f"reduce cost of T({k},{l},{m})", c)
+        object.__setattr__(self, "partial_sizes", MappingProxyType(sizes))
+        object.__setattr__(self, "task_costs", MappingProxyType(costs))
+
+    def __eq__(self, other):
+        if not isinstance(other, Reduce):
+            return NotImplemented
+        return (self.participants, self.target, self.size, self.task_cost, dict(self.partial_sizes),
+                dict(self.task_costs)) == (other.participants, other.target, other.size, other.task_cost,
+                                            dict(other.partial_sizes), dict(other.task_costs))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def partial_size(self, k: int, m: int) -> float:
+        """Bytes of ``v[k..m]``."""
+        return self.partial_sizes.get((k, m), self.size)
+
+    def task_cost_of(self, k: int, l: int, m: int) -> float:
+        """Flop of ``T(k,l,m)``: ``v[k..m] = v[k..l] ⊕ v[l+1..m]``."""
+        return self.task_costs.get((k, l, m), self.task_cost)
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Participants, then the target if it is not one of them."""
+        extra = () if self.target in self.participants else (self.target,)
+        return self.participants + extra
+
+    def pairs(self):
+        return ((p, self.target) for p in self.participants if p != self.target)
+
+    def instance_values(self, platform, inst):
+        n = len(self.participants)
+        return ([(h, partial(inst, k, k)) for k, h in enumerate(self.participants)],
+                [(self.target, partial(inst, 0, n - 1))])
+
+    def value_size(self, value):
+        return self.partial_size(value.a, value.b)
+
+    @property
+    def total_bytes(self):
+        return self.size * sum(p != self.target for p in self.participants)
+
+
+@dataclass(frozen=True)
+class AllToAll(Collective):
+    """Every sender sends a distinct message to every receiver (not to itself).
+
+    Parameters
+    ----------
+    senders, receivers : sequence of str
+        A receiver subset of the senders gives all-to-some.
+    size : float or matrix
+        Bytes per message, or a ``len(senders) x len(receivers)`` matrix of
+        sizes (0 means no message; the diagonal pairs a host with itself and
+        is ignored).
+
+    Examples
+    --------
+    >>> a = AllToAll(senders=["h0", "h1", "h2"], receivers=["h0", "h1"], size=5)
+    >>> a.messages()
+    [('h0', 'h1', 5.0), ('h1', 'h0', 5.0), ('h2', 'h0', 5.0), ('h2', 'h1', 5.0)]
+    """
+
+    senders: tuple[str, ...]
+    receivers: tuple[str, ...] | None = None
+    size: float | np.ndarray = 1.0
+    kind: ClassVar[str] = "alltoall"
+
+    def __post_init__(self):
+        senders = _hosts("alltoall senders", self.senders)
+        receivers = senders if self.receivers is None else _hosts("alltoall receivers", self.receivers)
+        object.__setattr__(self, "senders", senders)
+        object.__setattr__(self, "receivers", receivers)
+        if np.ndim(self.size) == 0:
+            object.__setattr__(self, "size", _positive("alltoall size", self.size))
+        else:
+            m = np.array(self.size, dtype=float)
+            if m.shape != (len(senders), len(receivers)):
+                raise CollectiveError(f"alltoall size matrix has shape {m.shape}",
+                                      fix=f"give {len(senders)} rows (senders) x {len(receivers)} columns (receivers)")
+            if not np.all(np.isfinite(m)) or np.any(m < 0):
+                raise CollectiveError("alltoall size matrix has a negative or non-finite entry")
+            m.setflags(write=False)
+            object.__setattr__(self, "size", m)
+        if not self.messages():
+            raise CollectiveError("alltoall has no message", fix="give positive sizes between distinct hosts")
+
+    def __eq__(self, other):
+        if not isinstance(other, AllToAll):
+            return NotImplemented
+        return (self.senders, self.receivers) == (other.senders, other.receivers) and \
+            np.array_equal(np.asarray(self.size), np.asarray(other.size))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def messages(self) -> list[tuple[str, str, float]]:
+        """``(sender, receiver, bytes)`` for every message, sender-major."""
+        out = []
+        for i, s in enumerate(self.senders):
+            for j, r in enumerate(self.receivers):
+                size = self.size if np.ndim(self.size) == 0 else float(self.size[i, j])
+                if s != r and size > 0:
+                    out.append((s, r, size))
+        return out
+
+    @property
+    def hosts(self):
+        return self.senders + tuple(r for r in self.receivers if r not in self.senders)
+
+    def pairs(self):
+        return ((s, r) for s, r, _ in self.messages())
+
+    def instance_values(self, platform, inst):
+        blocks = [(s, r, block(inst, platform.host_index(s), platform.host_index(r))) for s, r, _ in self.messages()]
+        return [(s, v) for s, _, v in blocks], [(r, v) for _, r, v in blocks]
+
+    def direct_value(self, platform, inst, src, dst):
+        a, b = platform.host_index(src), platform.host_index(dst)
+        if (a, b) not in self.size_table(platform):
+            raise CollectiveError(f"{self.kind} has no message {src}->{dst}")
+        return block(inst, a, b)
+
+    def sizer(self, platform):
+        table = self.size_table(platform)
+        return lambda value: table[(value.a, value.b)]
+
+    def size_table(self, platform: Platform) -> dict[tuple[int, int], float]:
+        """``(sender index, receiver index) -> bytes`` in platform host indices (cached for the last platform)."""
+        cached = self.__dict__.get("_size_table")
+        if cached is None or cached[0] is not platform:
+            table = {(platform.host_index(s), platform.host_index(r)): size for s, r, size in self.messages()}
+            cached = (platform, table)
+            object.__setattr__(self, "_size_table", cached)
+        return cached[1]
+
+    @property
+    def total_bytes(self):
+        return float(sum(size for _, _, size in self.messages()))
+
+
+@dataclass(frozen=True)
+class AllToMany(Collective):
+    """A sparse personalized exchange: the COM matrix as ``{(src, dst): bytes}``.
+
+    Examples
+    --------
+    >>> c = AllToMany({("h0", "h1"): 10, ("h2", "h1"): 20})
+    >>> c.hosts, c.total_bytes
+    (('h0', 'h1', 'h2'), 30.0)
+    """
+
+    sizes: Mapping[tuple[str, str], float]
+    kind: ClassVar[str] = "alltomany"
+
+    def __post_init__(self):
+        sizes = {}
+        for key, size in dict(self.sizes).items():
+            if not (isinstance(key, tuple) and len(key) == 2):
+                raise CollectiveError(f"alltomany key {key!r} is not a (source, destination) pair")
+            src, dst = _hosts("alltomany pair", key)
+            sizes[(src, dst)] = _positive(f"alltomany size of {src}->{dst}", size)
+        if not sizes:
+            raise CollectiveError("alltomany has no message", fix="give at least one (source, destination) pair")
+        object.__setattr__(self, "sizes", MappingProxyType(sizes))
+
+    def __eq__(self, other):
+        return isinstance(other, AllToMany) and dict(self.sizes) == dict(other.sizes)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def messages(self) -> list[tuple[str, str, float]]:
+        return [(s, d, size) for (s, d), size in self.sizes.items()]
+
+    @property
+    def hosts(self):
+        seen: dict[str, None] = {}
+        for s, d in self.sizes:
+            seen.setdefault(s)
+            seen.setdefault(d)
+        return tuple(seen)
+
+    def pairs(self):
+        return iter(self.sizes)
+
+    instance_values = AllToAll.instance_values
+    size_table = AllToAll.size_table
+    sizer = AllToAll.sizer
+    direct_value = AllToAll.direct_value
+
+    @property
+    def total_bytes(self):
+        return float(sum(self.sizes.values()))
+
+
+@dataclass(frozen=True)
+class Series(Collective):
+    """``count`` independent instances of ``collective``, to be pipelined.
+
+    Instance ``t`` of every value is tagged ``@t``.
+
+    Examples
+    --------
+    >>> s = Series(Broadcast(source="h0", targets=["h1"], size=1), count=3)
+    >>> s.count, s.base.kind
+    (3, 'broadcast')
+    """
+
+    collective: Collective
+    count: int = 1
+    kind: ClassVar[str] = "series"
+
+    def __post_init__(self):
+        if isinstance(self.collective, Series):
+            raise CollectiveError("a series of series", fix="multiply the counts instead")
+        if not isinstance(self.collective, Collective):
+            raise CollectiveError(f"series of {self.collective!r}, which is not a collective")
+        if isinstance(self.count, bool) or not isinstance(self.count, (int, np.integer)) or self.count < 1:
+            raise CollectiveError(f"series count is {self.count!r}", fix="give an integer >= 1")
+
+    @property
+    def base(self):
+        return self.collective
+
+    @property
+    def hosts(self):
+        return self.collective.hosts
+
+    def pairs(self):
+        return self.collective.pairs()
+
+    def instance_values(self, platform, inst):
+        return self.collective.instance_values(platform, inst)
+
+    def value_size(self, value):
+        return self.collective.value_size(value)
+
+    def sizer(self, platform):
+        return self.collective.sizer(platform)
+
+    def direct_value(self, platform, inst, src, dst):
+        return self.collective.direct_value(platform, inst, src, dst)
+
+    @property
+    def total_bytes(self):
+        return self.count * self.collective.total_bytes
+
+
+COLLECTIVE_KINDS = {c.kind: c for c in (Scatter, Gather, Broadcast, Reduce, AllToAll, AllToMany, Series)}

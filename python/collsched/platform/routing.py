@@ -1,0 +1,280 @@
+"""Static routing: how a host reaches another, as a sequence of link hops.
+
+Three schemes, each a small frozen object that a :class:`~collsched.platform.Platform`
+binds (validates against itself) when it is built:
+
+* :class:`ShortestPath` — shortest path over links with ends, by hop count or
+  by latency, with a deterministic tie-break;
+* :class:`RouteTable` — an explicit table of routes between hosts (SimGrid's
+  ``Full`` routing), symmetric by default;
+* :class:`ECube` — dimension-order routing on a hypercube.
+
+Examples
+--------
+>>> from collsched.platform import Platform, Node, Link
+>>> nodes = [Node("a"), Node("b"), Node("c")]
+>>> links = [Link("ab", 1e9, ends=("a", "b")), Link("bc", 1e9, ends=("b", "c")),
+...          Link("ac", 1e9, latency=1.0, ends=("a", "c"))]
+>>> Platform(nodes, links).route("a", "c")
+('ac',)
+>>> Platform(nodes, links, ShortestPath("latency")).route("a", "c")
+('ab', 'bc')
+>>> Platform(nodes, links, RouteTable({("a", "c"): ["ab", "bc"]})).route("c", "a")
+('bc', 'ab')
+"""
+
+from __future__ import annotations
+
+import heapq
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from ..errors import PlatformError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Hop, Platform
+
+__all__ = ["Routing", "ShortestPath", "RouteTable", "ECube"]
+
+
+class Routing(ABC):
+    """A static routing scheme."""
+
+    @abstractmethod
+    def bind(self, platform: Platform) -> None:
+        """Check the scheme against ``platform``; raise :class:`PlatformError` if it cannot work."""
+
+    @abstractmethod
+    def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
+        """Hops from host ``src`` to host ``dst`` (distinct), or None if unreachable."""
+
+
+def _hop_between(platform: Platform, u: str, v: str) -> Hop | None:
+    """The first link (in link order) that carries traffic from node u to node v."""
+    for w, link in platform.neighbours(u):
+        if w == v:
+            return (link.id, link.ends[0] == u)
+    return None
+
+
+@dataclass(frozen=True)
+class ShortestPath(Routing):
+    """Shortest paths over the links that have ends.
+
+    Parameters
+    ----------
+    metric : {"hops", "latency"}
+        Minimise the number of hops, or the latency sum (then the hop count).
+
+    Notes
+    -----
+    Tie-break: among routes of equal cost, the one found first by Dijkstra's
+    algorithm when each node's links are explored in link declaration order
+    and a node's predecessor is only replaced on a strict improvement. The
+    result depends only on the platform, never on hashing or timing. Routes
+    pass through routers and hosts alike. One Dijkstra per source host,
+    computed on first use and cached: O(E log V) per source.
+    """
+
+    metric: str = "hops"
+
+    def __post_init__(self):
+        if self.metric not in ("hops", "latency"):
+            raise PlatformError(f"unknown shortest-path metric {self.metric!r}", fix="use 'hops' or 'latency'")
+
+    def bind(self, platform: Platform) -> None:
+        unbound = [link.id for link in platform.links.values() if link.ends is None]
+        if unbound:
+            raise PlatformError(f"link {unbound[0]!r} has no ends, so shortest-path routing cannot use it",
+                                where=f"platform {platform.name!r}", fix="give its ends or use a route table")
+
+    def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
+        tree = _shortest_path_trees(platform).get(src)
+        if tree is None:
+            tree = _shortest_path_trees(platform)[src] = self._tree(platform, src)
+        if dst not in tree:
+            return None
+        hops: list[Hop] = []
+        node = dst
+        while node != src:
+            node, hop = tree[node]
+            hops.append(hop)
+        return tuple(reversed(hops))
+
+    def _tree(self, platform: Platform, src: str) -> dict[str, tuple[str, Hop]]:
+        by_latency = self.metric == "latency"
+        best: dict[str, tuple[float, int]] = {src: (0.0, 0)}
+        pred: dict[str, tuple[str, Hop]] = {}
+        order = {n: i for i, n in enumerate(platform.nodes)}
+        heap = [(0.0, 0, order[src], src)]
+        done: set[str] = set()
+        while heap:
+            dist, hops, _, u = heapq.heappop(heap)
+            if u in done:
+                continue
+            done.add(u)
+            for v, link in platform.neighbours(u):
+                if v in done:
+                    continue
+                cost = (dist + link.latency, hops + 1) if by_latency else (float(hops + 1), hops + 1)
+                if v not in best or cost < best[v]:
+                    best[v] = cost
+                    pred[v] = (u, (link.id, link.ends[0] == u))
+                    heapq.heappush(heap, (cost[0], cost[1], order[v], v))
+        return pred
+
+
+def _shortest_path_trees(platform: Platform) -> dict:
+    trees = platform.__dict__.get("_sp_trees")
+    if trees is None:
+        trees = platform.__dict__["_sp_trees"] = {}
+    return trees
+
+
+@dataclass(frozen=True, eq=False)
+class RouteTable(Routing):
+    """An explicit table of routes between hosts.
+
+    Parameters
+    ----------
+    routes : mapping
+        ``(src, dst) -> sequence of link ids`` or of ``(link id, forward)`` hops.
+        A link given by id alone is traversed forward if it has no ends or if
+        its ends say so from the previous node; a route whose links with ends
+        do not form a path from ``src`` to ``dst`` is rejected.
+    symmetric : bool
+        If True (SimGrid's default), a missing ``(dst, src)`` route is the
+        reverse of ``(src, dst)``.
+    fallback : Routing, optional
+        Used for pairs the table does not list (e.g. ShortestPath()).
+    """
+
+    routes: Mapping[tuple[str, str], Sequence] = field(default_factory=dict)
+    symmetric: bool = True
+    fallback: Routing | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hops", {})
+
+    def __eq__(self, other):
+        if not isinstance(other, RouteTable):
+            return NotImplemented
+        return (self.symmetric == other.symmetric and self.fallback == other.fallback
+                and {k: tuple(v) for k, v in self.routes.items()} == {k: tuple(v) for k, v in other.routes.items()})
+
+    def bind(self, platform: Platform) -> None:
+        hops: dict[tuple[str, str], tuple[Hop, ...]] = {}
+        for (src, dst), route in self.routes.items():
+            where = f"route {src}->{dst}"
+            for end in (src, dst):
+                if end not in platform.nodes:
+                    raise PlatformError(f"{where} names unknown node {end!r}", where=f"platform {platform.name!r}")
+                if not platform.nodes[end].is_host:
+                    raise PlatformError(f"{where}: {end!r} is a router, not a host", where=f"platform {platform.name!r}")
+            hops[(src, dst)] = _resolve(platform, src, dst, route, where)
+        if self.symmetric:
+            for (src, dst), route in list(hops.items()):
+                if (dst, src) not in hops:
+                    hops[(dst, src)] = tuple((link, not fwd) if platform.links[link].ends else (link, True)
+                                             for link, fwd in reversed(route))
+        object.__setattr__(self, "_hops", MappingProxyType(hops))
+        if self.fallback is not None:
+            self.fallback.bind(platform)
+
+    def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
+        hops = self._hops.get((src, dst))
+        if hops is None and self.fallback is not None:
+            return self.fallback.route(platform, src, dst)
+        return hops
+
+    def __repr__(self) -> str:
+        return f"RouteTable({len(self.routes)} routes, symmetric={self.symmetric}, fallback={self.fallback!r})"
+
+
+def _resolve(platform: Platform, src: str, dst: str, route: Sequence, where: str) -> tuple[Hop, ...]:
+    """Turn a route of link ids or (link, forward) pairs into checked hops."""
+    at = src
+    out: list[Hop] = []
+    for item in route:
+        link_id, forward = (item, None) if isinstance(item, str) else (item[0], bool(item[1]))
+        link = platform.links.get(link_id)
+        if link is None:
+            raise PlatformError(f"{where} names unknown link {link_id!r}", where=f"platform {platform.name!r}")
+        if link.ends is None:
+            out.append((link_id, True if forward is None else forward))
+            at = None
+            continue
+        if forward is None:
+            forward = at is None or link.ends[0] == at or link.ends[1] != at
+        if link.directed and not forward:
+            raise PlatformError(f"{where} uses directed link {link_id!r} backwards", where=f"platform {platform.name!r}")
+        tail, head = link.ends if forward else link.ends[::-1]
+        if at is not None and tail != at:
+            raise PlatformError(f"{where}: link {link_id!r} does not start at {at!r}",
+                                where=f"platform {platform.name!r}", fix="list the links in path order")
+        at = head
+        out.append((link_id, forward))
+    if at is not None and out and at != dst:
+        raise PlatformError(f"{where} ends at {at!r}, not at {dst!r}", where=f"platform {platform.name!r}")
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class ECube(Routing):
+    """Dimension-order (e-cube) routing on a hypercube.
+
+    Parameters
+    ----------
+    address : mapping
+        Node id -> hypercube address (0 .. 2**dimension - 1), one per node.
+
+    Notes
+    -----
+    From ``a`` to ``b``, the bits where the addresses differ are corrected one
+    at a time from the lowest dimension to the highest; each hop uses the link
+    between the two neighbouring nodes (Ranka and Wang 1993, Section 2).
+    """
+
+    address: Mapping[str, int] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_node", {a: n for n, a in self.address.items()})
+
+    def __eq__(self, other):
+        return isinstance(other, ECube) and dict(self.address) == dict(other.address)
+
+    def bind(self, platform: Platform) -> None:
+        size = len(self.address)
+        if size == 0 or size & (size - 1):
+            raise PlatformError(f"e-cube routing needs 2**d addressed nodes, got {size}")
+        if sorted(self.address.values()) != list(range(size)):
+            raise PlatformError("e-cube addresses must be 0 .. 2**d - 1, each once")
+        for node in self.address:
+            if node not in platform.nodes:
+                raise PlatformError(f"e-cube address given for unknown node {node!r}")
+        for node, a in self.address.items():
+            bit = 1
+            while bit < size:
+                if _hop_between(platform, node, self._node[a ^ bit]) is None:
+                    raise PlatformError(f"e-cube: no link from {node!r} to {self._node[a ^ bit]!r}",
+                                        where=f"platform {platform.name!r}", fix="a hypercube links nodes one bit apart")
+                bit <<= 1
+        for h in platform.hosts:
+            if h not in self.address:
+                raise PlatformError(f"host {h!r} has no e-cube address")
+
+    def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...]:
+        a, b = self.address[src], self.address[dst]
+        hops = []
+        bit = 1
+        while a != b:
+            if (a ^ b) & bit:
+                hops.append(_hop_between(platform, self._node[a], self._node[a ^ bit]))
+                a ^= bit
+            bit <<= 1
+        return tuple(hops)
+
+    def __repr__(self) -> str:
+        return f"ECube({len(self.address)} nodes)"

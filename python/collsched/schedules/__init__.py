@@ -1,0 +1,20 @@
+"""Schedules (the answers), programs (their lowered form) and the symbolic validator.
+
+Four shapes: :class:`StepSchedule`, :class:`OrderSchedule`,
+:class:`TreeSchedule` and :class:`PeriodicSchedule`; each lowers to a
+:class:`Program`, which :func:`validate` executes symbolically.
+"""
+
+from .base import Bound, Schedule, Status
+from .orders import OrderSchedule
+from .periodic import PeriodicSchedule, PeriodicTask, PeriodicTransfer, Slot
+from .program import COMPUTE, PREVIOUS, RECV, SEND, Op, Program, ProgramBuilder
+from .steps import SYNC_MODES, StepSchedule, Transfer
+from .trees import TreeSchedule
+from .validate import validate
+from .values import BLOCK, PARTIAL, Piece, Value, block, combine, partial
+
+__all__ = ["Schedule", "Bound", "Status", "StepSchedule", "Transfer", "SYNC_MODES", "OrderSchedule", "TreeSchedule",
+           "PeriodicSchedule", "PeriodicTransfer", "PeriodicTask", "Slot", "Program", "ProgramBuilder", "Op",
+           "SEND", "RECV", "COMPUTE", "PREVIOUS", "validate", "Value", "Piece", "BLOCK", "PARTIAL", "block",
+           "partial", "combine"]

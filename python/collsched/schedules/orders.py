@@ -1,0 +1,88 @@
+"""Order schedules: for every sender, the order in which it sends its messages.
+
+Caterpillar, random order, RSPB, ORSPB, greedy and open shop produce order
+schedules (seed 004). Each sender sends its messages one after the other in
+the given order; every receive is posted at once and is served when its
+message arrives, which is how the asynchronous and synchronous models of
+seed 004 read such a schedule.
+
+Examples
+--------
+>>> from collsched import topologies
+>>> from collsched.collectives import AllToAll
+>>> from collsched.schedules.validate import validate
+>>> p = topologies.star(3)
+>>> c = AllToAll(senders=p.hosts, size=10)
+>>> s = OrderSchedule(orders={"h0": ("h1", "h2"), "h1": ("h2", "h0"), "h2": ("h0", "h1")}, algorithm="caterpillar")
+>>> s.n_transfers
+6
+>>> validate(p, c, s)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from ..errors import ScheduleError
+from .base import Schedule
+from .program import Program, ProgramBuilder
+from .steps import Transfer, transfer_pieces
+
+__all__ = ["OrderSchedule"]
+
+
+@dataclass(frozen=True)
+class OrderSchedule(Schedule):
+    """Per sender, the destinations in sending order.
+
+    Attributes
+    ----------
+    orders : mapping
+        ``sender -> tuple of destinations`` (or of ``(destination, instance)`` pairs for series).
+    """
+
+    orders: Mapping[str, tuple] = field(default_factory=dict)
+    shape = "orders"
+
+    def __post_init__(self):
+        super().__post_init__()
+        orders = {}
+        for sender, dests in dict(self.orders).items():
+            items = []
+            for d in dests:
+                dst, inst = (d, 0) if isinstance(d, str) else (d[0], int(d[1]))
+                if dst == sender:
+                    raise ScheduleError(f"sender {sender!r} sends to itself in its order")
+                items.append(dst if inst == 0 else (dst, inst))
+            orders[sender] = tuple(items)
+        object.__setattr__(self, "orders", MappingProxyType(orders))
+
+    def __eq__(self, other):
+        if not isinstance(other, OrderSchedule):
+            return NotImplemented
+        return (dict(self.orders), self.algorithm, dict(self.params), self.bound, self.status, self.message) == \
+            (dict(other.orders), other.algorithm, dict(other.params), other.bound, other.status, other.message)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def transfers(self, sender: str) -> list[Transfer]:
+        """The transfers of one sender, in order."""
+        return [Transfer(sender, d) if isinstance(d, str) else Transfer(sender, d[0], inst=d[1])
+                for d in self.orders.get(sender, ())]
+
+    @property
+    def n_transfers(self) -> int:
+        return sum(len(v) for v in self.orders.values())
+
+    def lower(self, platform, collective) -> Program:
+        """Sends in order per sender; receives posted at once."""
+        b = ProgramBuilder(platform.hosts, name=self.algorithm)
+        for sender in self.orders:
+            last: list[int] = []
+            for t in self.transfers(sender):
+                pieces, size = transfer_pieces(t, platform, collective, 1)
+                send, _ = b.send(sender, t.dst, pieces, size, after=last, recv_after=())
+                last = [send]
+        return b.build()

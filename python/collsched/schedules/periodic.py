@@ -1,0 +1,225 @@
+"""Periodic schedules: the steady state of a series of collectives (seed 000).
+
+A :class:`PeriodicSchedule` carries the exact optimal throughput and period,
+the LP's activity variables, and one period's pattern: a list of
+:class:`Slot` (a weighted matching of transfers, and the computations done
+meanwhile), plus initialisation and clean-up slots. Pattern values use
+*relative* instance numbers: in period ``p`` a piece tagged ``@t`` stands for
+instance ``p * ops_per_period + t``, so a piece tagged with a negative
+instance is one that entered the pipeline in an earlier period (a relay
+forwards what it received one period before). Initialisation and clean-up
+slots use absolute instance numbers.
+
+Lowering for a series of ``K`` operations runs the initialisation slots,
+then enough periods for every instance ``0 .. K-1`` to complete (each
+transfer or task whose instances fall outside ``0 .. K-1`` is skipped: the
+pipeline fills and drains), then the clean-up slots. On every rank, the
+operations of a slot wait for that rank's operations of the previous slot.
+
+Examples
+--------
+A source feeds a target through a relay, one message per period; the relay
+forwards in period ``p`` what it received in period ``p - 1``:
+
+>>> from fractions import Fraction
+>>> from collsched import topologies
+>>> from collsched.collectives import Scatter, Series
+>>> from collsched.schedules.values import block
+>>> from collsched.schedules.validate import validate
+>>> p = topologies.star(3)
+>>> hop1 = PeriodicTransfer("h0", "h1", (block(0, 0, 2),), 1e3)
+>>> hop2 = PeriodicTransfer("h1", "h2", (block(-1, 0, 2),), 1e3)
+>>> s = PeriodicSchedule(throughput=Fraction(1000), period=Fraction(1, 1000), ops_per_period=1,
+...                      slots=(Slot(Fraction(1, 1000), (hop1, hop2)),), algorithm="relay")
+>>> c = Series(Scatter(source="h0", targets=["h2"], size=1e3), count=5)
+>>> prog = s.lower(p, c)
+>>> prog.n_messages
+10
+>>> validate(p, c, prog)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Mapping
+
+from ..errors import ScheduleError
+from .base import Schedule
+from .program import Program, ProgramBuilder
+from .trees import TreeSchedule
+from .values import Piece, Value, as_piece
+
+__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule"]
+
+
+def _pieces(items) -> tuple[Piece | Value, ...]:
+    return tuple(x if isinstance(x, Piece) else Value(*x) for x in items)
+
+
+@dataclass(frozen=True)
+class PeriodicTransfer:
+    """A message of the pattern: ``src`` sends ``pieces`` (``size`` bytes) to ``dst``."""
+
+    src: str
+    dst: str
+    pieces: tuple[Piece | Value, ...]
+    size: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "pieces", _pieces(self.pieces))
+
+
+@dataclass(frozen=True)
+class PeriodicTask:
+    """A computation of the pattern: ``node`` combines ``inputs`` into ``output`` (``cost`` flop)."""
+
+    node: str
+    inputs: tuple[Piece | Value, ...]
+    output: Piece | Value
+    cost: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "inputs", _pieces(self.inputs))
+        object.__setattr__(self, "output", _pieces([self.output])[0])
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A weighted matching: transfers (and computations) that run together for ``duration`` seconds."""
+
+    duration: Fraction
+    transfers: tuple[PeriodicTransfer, ...] = ()
+    tasks: tuple[PeriodicTask, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "duration", Fraction(self.duration))
+        object.__setattr__(self, "transfers", tuple(self.transfers))
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+
+
+@dataclass(frozen=True)
+class PeriodicSchedule(Schedule):
+    """A steady-state schedule.
+
+    Attributes
+    ----------
+    throughput : Fraction
+        Operations per second (exact).
+    period : Fraction
+        Seconds (exact).
+    ops_per_period : int
+        Operations started per period (``throughput * period``).
+    activities : mapping
+        The LP's activity variables by name, exact.
+    slots : tuple of Slot
+        One period.
+    trees : tuple of (Fraction, TreeSchedule)
+        Weighted reduction or broadcast trees, where the algorithm extracts them.
+    init, cleanup : tuple of Slot
+        Initialisation and clean-up phases (absolute instance numbers).
+    denominator : int
+        Unit of pieces.
+    """
+
+    throughput: Fraction = Fraction(0)
+    period: Fraction = Fraction(1)
+    ops_per_period: int = 1
+    activities: Mapping[str, Fraction] = field(default_factory=dict)
+    slots: tuple[Slot, ...] = ()
+    trees: tuple[tuple[Fraction, TreeSchedule], ...] = ()
+    init: tuple[Slot, ...] = ()
+    cleanup: tuple[Slot, ...] = ()
+    denominator: int = 1
+    shape = "periodic"
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("throughput", "period"):
+            object.__setattr__(self, name, Fraction(getattr(self, name)))
+        if self.period <= 0 or self.throughput < 0:
+            raise ScheduleError(f"periodic schedule with period {self.period} and throughput {self.throughput}")
+        if isinstance(self.ops_per_period, bool) or not isinstance(self.ops_per_period, int) or self.ops_per_period < 1:
+            raise ScheduleError(f"ops_per_period is {self.ops_per_period!r}", fix="give an integer >= 1")
+        object.__setattr__(self, "activities",
+                           MappingProxyType({k: Fraction(v) for k, v in dict(self.activities).items()}))
+        for name in ("slots", "init", "cleanup"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "trees", tuple((Fraction(w), t) for w, t in self.trees))
+        busy = sum((s.duration for s in self.slots), Fraction(0))
+        if busy > self.period:
+            raise ScheduleError(f"the slots of one period last {busy}, more than the period {self.period}")
+
+    def __eq__(self, other):
+        if not isinstance(other, PeriodicSchedule):
+            return NotImplemented
+        fields = ("throughput", "period", "ops_per_period", "slots", "trees", "init", "cleanup", "denominator",
+                  "algorithm", "bound", "status", "message")
+        return all(getattr(self, f) == getattr(other, f) for f in fields) and \
+            dict(self.activities) == dict(other.activities) and dict(self.params) == dict(other.params)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def lag(self) -> int:
+        """How many periods the deepest piece of the pattern trails its instance's first period."""
+        q = self.ops_per_period
+        insts = [as_piece(x, 1).value.inst for s in self.slots for x in _slot_pieces(s)]
+        return max((-(i // q) for i in insts), default=0)
+
+    def periods_for(self, count: int) -> int:
+        """Periods the lowering runs for ``count`` operations."""
+        return math.ceil(count / self.ops_per_period) + self.lag()
+
+    def lower(self, platform, collective) -> Program:
+        """The program of ``collective.count`` operations: init, periods, clean-up."""
+        count = collective.count
+        b = ProgramBuilder(platform.hosts, denominator=self.denominator, name=self.algorithm)
+        done: dict[str, list[int]] = {}
+        for slot in self.init:
+            done = _emit(b, slot, 0, count, done)
+        for p in range(self.periods_for(count)):
+            for slot in self.slots:
+                done = _emit(b, slot, p * self.ops_per_period, count, done)
+        for slot in self.cleanup:
+            done = _emit(b, slot, 0, count, done)
+        return b.build()
+
+
+def _slot_pieces(slot: Slot):
+    for t in slot.transfers:
+        yield from t.pieces
+    for task in slot.tasks:
+        yield from task.inputs
+        yield task.output
+
+
+def _shift(items, offset: int, count: int, denominator: int):
+    """The pieces moved to absolute instances, or None if any falls outside 0..count-1."""
+    out = []
+    for x in items:
+        piece = as_piece(x, denominator)
+        inst = piece.value.inst + offset
+        if not 0 <= inst < count:
+            return None
+        out.append(Piece(piece.value._replace(inst=inst), piece.start, piece.end))
+    return out
+
+
+def _emit(b: ProgramBuilder, slot: Slot, offset: int, count: int, done: dict[str, list[int]]) -> dict[str, list[int]]:
+    now: dict[str, list[int]] = {}
+    for t in slot.transfers:
+        pieces = _shift(t.pieces, offset, count, b.denominator)
+        if pieces is None:
+            continue
+        send, recv = b.send(t.src, t.dst, pieces, t.size, after=done.get(t.src, []), recv_after=done.get(t.dst, []))
+        now.setdefault(t.src, []).append(send)
+        now.setdefault(t.dst, []).append(recv)
+    for task in slot.tasks:
+        pieces = _shift(task.inputs + (task.output,), offset, count, b.denominator)
+        if pieces is None:
+            continue
+        op = b.compute(task.node, pieces[:-1], pieces[-1], task.cost, after=done.get(task.node, []))
+        now.setdefault(task.node, []).append(op)
+    return {**done, **now}

@@ -1,0 +1,302 @@
+"""Programs: the lowered form every executor takes (like LogGOPSim's GOAL).
+
+A :class:`Program` gives, for every rank (a node of the platform, usually a
+host), an ordered list of operations:
+
+* ``send`` of message ``msg`` to rank ``peer``, ``size`` bytes, carrying
+  symbolic pieces (:mod:`collsched.schedules.values`);
+* ``recv`` of message ``msg`` from rank ``peer`` (it receives what the
+  matching send carries);
+* ``compute`` of ``size`` flop; a reduction task lists its input pieces then
+  its output piece, e.g. ``v[0..1], v[2..3] -> v[0..3]``.
+
+Each operation may start once the operations it depends on (``after``: earlier
+operations of the same rank) have completed; a ``recv`` also waits for its
+message. Messages are matched by id, never by order, so a program means one
+thing on every executor.
+
+Programs are stored column-wise (numpy arrays) so that executors in the Rust
+core read them without per-operation Python calls; :class:`ProgramBuilder`
+is the convenient way to make one, :meth:`Program.op` the convenient way to
+read one.
+
+Examples
+--------
+>>> from collsched.schedules.values import partial
+>>> b = ProgramBuilder(["h0", "h1"])
+>>> send, recv = b.send("h1", "h0", [partial(0, 1, 1)], size=8)
+>>> task = b.compute("h0", [partial(0, 0, 0), partial(0, 1, 1)], partial(0, 0, 1), cost=100)
+>>> prog = b.build()
+>>> prog.n_ops, prog.n_messages
+(3, 1)
+>>> prog.op(task)
+Op(2: h0 compute 100 [v[0..0]@0[0:1], v[1..1]@0[0:1] -> v[0..1]@0[0:1]] after (1,))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from ..errors import ScheduleError
+from .values import Piece, Value, as_piece
+
+__all__ = ["Program", "ProgramBuilder", "Op", "SEND", "RECV", "COMPUTE", "OP_KINDS", "PREVIOUS"]
+
+SEND, RECV, COMPUTE = 0, 1, 2
+OP_KINDS = ("send", "recv", "compute")
+
+
+class _Previous:
+    def __repr__(self):
+        return "PREVIOUS"
+
+
+PREVIOUS = _Previous()
+"""Default ``after``: depend on the previous operation of the same rank (program order)."""
+
+
+class Op(NamedTuple):
+    """One operation, as read back from a :class:`Program`."""
+
+    index: int
+    rank: str
+    kind: str
+    peer: str | None
+    msg: int
+    size: float
+    pieces: tuple[Piece, ...]
+    after: tuple[int, ...]
+
+    def __repr__(self) -> str:
+        if self.kind == "compute":
+            body = ", ".join(map(repr, self.pieces[:-1]))
+            what = f"compute {self.size:g} [{body} -> {self.pieces[-1]!r}]" if self.pieces else f"compute {self.size:g}"
+        else:
+            arrow = "to" if self.kind == "send" else "from"
+            what = f"{self.kind} msg {self.msg} {arrow} {self.peer} {self.size:g}B"
+            if self.pieces:
+                what += f" [{', '.join(map(repr, self.pieces))}]"
+        return f"Op({self.index}: {self.rank} {what} after {self.after})"
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """A lowered program, column-wise; build it with :class:`ProgramBuilder`.
+
+    Attributes
+    ----------
+    ranks : tuple of str
+        Node ids, one per rank.
+    denominator : int
+        Pieces are measured in ``1/denominator`` of a value.
+    op_rank, op_kind, op_peer, op_msg, op_size : numpy arrays, one entry per op
+        Rank index, kind (SEND, RECV, COMPUTE), peer rank (-1 for compute),
+        message id (-1 for compute), bytes or flop.
+    dep_ptr, dep_idx : numpy arrays
+        CSR lists of dependencies: op ``i`` waits for ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]``.
+    piece_ptr, pieces : numpy arrays
+        CSR lists of pieces, rows ``(kind, inst, a, b, start, end)``; a recv has none.
+    name : str
+        What made it (an algorithm name), for display.
+    """
+
+    ranks: tuple[str, ...]
+    denominator: int
+    op_rank: np.ndarray
+    op_kind: np.ndarray
+    op_peer: np.ndarray
+    op_msg: np.ndarray
+    op_size: np.ndarray
+    dep_ptr: np.ndarray
+    dep_idx: np.ndarray
+    piece_ptr: np.ndarray
+    pieces: np.ndarray
+    name: str = ""
+
+    @property
+    def n_ops(self) -> int:
+        return int(self.op_rank.shape[0])
+
+    @property
+    def n_messages(self) -> int:
+        return int(np.count_nonzero(self.op_kind == SEND))
+
+    def ops_of(self, rank: str | int) -> np.ndarray:
+        """Indices of the operations of ``rank``, in program order."""
+        r = rank if isinstance(rank, (int, np.integer)) else self.ranks.index(rank)
+        return np.flatnonzero(self.op_rank == r)
+
+    def op(self, i: int) -> Op:
+        """Operation ``i`` as a readable :class:`Op`."""
+        kind = int(self.op_kind[i])
+        peer = int(self.op_peer[i])
+        rows = self.pieces[self.piece_ptr[i]:self.piece_ptr[i + 1]]
+        pieces = tuple(Piece(Value(*map(int, r[:4])), int(r[4]), int(r[5])) for r in rows)
+        return Op(int(i), self.ranks[int(self.op_rank[i])], OP_KINDS[kind], None if peer < 0 else self.ranks[peer],
+                  int(self.op_msg[i]), float(self.op_size[i]), pieces,
+                  tuple(int(d) for d in self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]))
+
+    def __iter__(self):
+        return (self.op(i) for i in range(self.n_ops))
+
+    def message_ops(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(send_op, recv_op)`` arrays indexed by message id (-1 where missing)."""
+        n = int(self.op_msg.max()) + 1 if self.n_ops else 0
+        send = np.full(n, -1, dtype=np.int64)
+        recv = np.full(n, -1, dtype=np.int64)
+        for kind, target in ((SEND, send), (RECV, recv)):
+            idx = np.flatnonzero(self.op_kind == kind)
+            target[self.op_msg[idx]] = idx
+        return send, recv
+
+    @property
+    def bytes_sent(self) -> float:
+        """Total bytes over all messages."""
+        return float(self.op_size[self.op_kind == SEND].sum())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Program):
+            return NotImplemented
+        arrays = ("op_rank", "op_kind", "op_peer", "op_msg", "op_size", "dep_ptr", "dep_idx", "piece_ptr", "pieces")
+        return (self.ranks == other.ranks and self.denominator == other.denominator and self.name == other.name
+                and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Program {self.name!r}: {len(self.ranks)} ranks, {self.n_ops} ops, {self.n_messages} messages>"
+
+
+class ProgramBuilder:
+    """Appends operations rank by rank, then :meth:`build` seals a :class:`Program`.
+
+    Parameters
+    ----------
+    ranks : sequence of str
+        Node ids of the ranks, in rank order.
+    denominator : int
+        Unit of pieces: a piece ``[s, e)`` is ``(e - s) / denominator`` of its value.
+    name : str
+        What makes the program (an algorithm name).
+
+    Notes
+    -----
+    ``after`` arguments: :data:`PREVIOUS` (the default) makes the operation
+    wait for the previous operation of its rank (blocking program order); a
+    sequence of operation ids (earlier ops of the same rank) waits for those
+    only; ``()`` waits for nothing. In every case a send or a computation also
+    waits for the operations of its rank that brought the pieces it uses
+    (the builder remembers which receive or computation produced each piece),
+    so a lowering cannot forget a data dependency.
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> b = ProgramBuilder(["a", "b", "c"])
+    >>> _ = b.send("a", "b", [block(0, 0, 2)], size=1e3)
+    >>> _ = b.send("b", "c", [block(0, 0, 2)], size=1e3)
+    >>> b.build().ops_of("b").tolist()
+    [1, 2]
+    """
+
+    def __init__(self, ranks: Sequence[str], *, denominator: int = 1, name: str = ""):
+        self.ranks = tuple(ranks)
+        if len(set(self.ranks)) != len(self.ranks):
+            raise ScheduleError("program ranks are not distinct")
+        if isinstance(denominator, bool) or not isinstance(denominator, (int, np.integer)) or denominator < 1:
+            raise ScheduleError(f"program denominator is {denominator!r}", fix="give an integer >= 1")
+        self.denominator = int(denominator)
+        self.name = name
+        self._index = {r: i for i, r in enumerate(self.ranks)}
+        self._rank: list[int] = []
+        self._kind: list[int] = []
+        self._peer: list[int] = []
+        self._msg: list[int] = []
+        self._size: list[float] = []
+        self._deps: list[tuple[int, ...]] = []
+        self._pieces: list[list[tuple[int, ...]]] = []
+        self._last: list[int] = [-1] * len(self.ranks)
+        self._producer: dict[tuple, int] = {}
+        self._messages = 0
+
+    def rank_index(self, rank: str | int) -> int:
+        if isinstance(rank, (int, np.integer)) and not isinstance(rank, bool):
+            if not 0 <= rank < len(self.ranks):
+                raise ScheduleError(f"rank index {rank} out of range 0..{len(self.ranks) - 1}")
+            return int(rank)
+        try:
+            return self._index[rank]
+        except KeyError:
+            raise ScheduleError(f"{rank!r} is not a rank of this program") from None
+
+    def last(self, rank: str | int) -> int:
+        """Id of the last operation appended on ``rank`` (-1 if none)."""
+        return self._last[self.rank_index(rank)]
+
+    def _append(self, rank: int, kind: int, peer: int, msg: int, size: float, pieces, after) -> int:
+        i = len(self._rank)
+        rows = [(*p.value, p.start, p.end) for p in (as_piece(x, self.denominator) for x in pieces)]
+        deps = set() if after is PREVIOUS and self._last[rank] < 0 else \
+            {self._last[rank]} if after is PREVIOUS else {int(d) for d in after}
+        if kind != RECV:
+            uses = rows[:-1] if kind == COMPUTE else rows
+            deps.update(p for p in (self._producer.get((rank, row)) for row in uses) if p is not None)
+        if kind == COMPUTE and rows:
+            self._producer[(rank, rows[-1])] = i
+        deps = tuple(sorted(deps))
+        self._rank.append(rank)
+        self._kind.append(kind)
+        self._peer.append(peer)
+        self._msg.append(msg)
+        self._size.append(float(size))
+        self._deps.append(deps)
+        self._pieces.append(rows)
+        self._last[rank] = i
+        return i
+
+    def send(self, src: str | int, dst: str | int, pieces: Iterable[Value | Piece], size: float, *,
+             after=PREVIOUS, recv_after=PREVIOUS) -> tuple[int, int]:
+        """Append a message: a send on ``src`` and its recv on ``dst``; returns both op ids."""
+        s, d = self.rank_index(src), self.rank_index(dst)
+        msg = self._messages
+        self._messages += 1
+        send = self._append(s, SEND, d, msg, size, pieces, after)
+        recv = self._append(d, RECV, s, msg, size, (), recv_after)
+        for row in self._pieces[send]:
+            self._producer[(d, row)] = recv
+        return send, recv
+
+    def compute(self, rank: str | int, inputs: Iterable[Value | Piece], output: Value | Piece | None,
+                cost: float, *, after=PREVIOUS) -> int:
+        """Append a computation of ``cost`` flop combining ``inputs`` into ``output``."""
+        pieces = list(inputs) + ([] if output is None else [output])
+        return self._append(self.rank_index(rank), COMPUTE, -1, -1, cost, pieces, after)
+
+    def build(self) -> Program:
+        """Seal the program (the builder may go on appending for another build)."""
+        n = len(self._rank)
+        dep_ptr = np.zeros(n + 1, dtype=np.int64)
+        dep_ptr[1:] = np.cumsum([len(d) for d in self._deps])
+        piece_ptr = np.zeros(n + 1, dtype=np.int64)
+        piece_ptr[1:] = np.cumsum([len(p) for p in self._pieces])
+        rows = [row for ps in self._pieces for row in ps]
+        return Program(
+            ranks=self.ranks, denominator=self.denominator,
+            op_rank=_frozen(np.array(self._rank, dtype=np.int64)),
+            op_kind=_frozen(np.array(self._kind, dtype=np.int64)),
+            op_peer=_frozen(np.array(self._peer, dtype=np.int64)),
+            op_msg=_frozen(np.array(self._msg, dtype=np.int64)),
+            op_size=_frozen(np.array(self._size, dtype=np.float64)),
+            dep_ptr=_frozen(dep_ptr),
+            dep_idx=_frozen(np.array([d for ds in self._deps for d in ds], dtype=np.int64)),
+            piece_ptr=_frozen(piece_ptr),
+            pieces=_frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
+            name=self.name)

@@ -1,0 +1,192 @@
+"""Step schedules: a sequence of steps, each a set of concurrent transfers.
+
+Partial permutations, liquid schedules, round-robin and matching rounds are
+step schedules. A :class:`Transfer` is a direct message of the collective
+(``src`` to ``dst``, instance ``inst``) or, for relays, names the values it
+carries; ``part`` sends only a fragment of it (messages split across steps).
+
+Lowering (:meth:`StepSchedule.lower`, option ``sync``):
+
+* ``"barrier"`` — a global barrier (dissemination, ⌈log2 n⌉ rounds of empty
+  messages) between steps, as with ``MPI_Barrier``;
+* ``"ready"`` — loose synchrony, seed 002's S1: per transfer the receiver
+  posts its receive and sends an empty *ready* message, the sender waits for
+  it, then sends; a rank starts step k+1 once its own step k is done;
+* ``"post_all"`` — seed 002's S2: every receive is posted at once, each rank
+  sends its messages in step order without waiting for anyone.
+
+Examples
+--------
+>>> from collsched import topologies
+>>> from collsched.collectives import AllToAll
+>>> from collsched.schedules.validate import validate
+>>> p = topologies.star(3)
+>>> c = AllToAll(senders=p.hosts, size=1e3)
+>>> s = StepSchedule.from_pairs([[("h0", "h1"), ("h1", "h2"), ("h2", "h0")],
+...                              [("h0", "h2"), ("h2", "h1"), ("h1", "h0")]], algorithm="caterpillar")
+>>> len(s), s.n_transfers
+(2, 6)
+>>> for sync in SYNC_MODES:
+...     validate(p, c, s.lower(p, c, sync=sync))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..errors import ScheduleError
+from .base import Schedule
+from .program import Program, ProgramBuilder
+from .values import Piece, Value
+
+__all__ = ["Transfer", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier"]
+
+SYNC_MODES = ("barrier", "ready", "post_all")
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One message of a step.
+
+    Parameters
+    ----------
+    src, dst : str
+        Hosts.
+    inst : int
+        Instance of the collective (for series).
+    part : (int, int), optional
+        Send only ``[start, end)`` of the message, in units of the schedule's denominator.
+    values : tuple of Value, optional
+        What the message carries, when it is not the collective's direct
+        message ``src -> dst`` (relays, bundles).
+    """
+
+    src: str
+    dst: str
+    inst: int = 0
+    part: tuple[int, int] | None = None
+    values: tuple[Value, ...] | None = None
+
+    def __post_init__(self):
+        if self.src == self.dst:
+            raise ScheduleError(f"transfer from {self.src!r} to itself")
+        if self.part is not None:
+            start, end = self.part
+            if not 0 <= start < end:
+                raise ScheduleError(f"transfer {self.src}->{self.dst} has part {self.part}", fix="give 0 <= start < end")
+            object.__setattr__(self, "part", (int(start), int(end)))
+        if self.values is not None:
+            object.__setattr__(self, "values", tuple(Value(*v) for v in self.values))
+
+
+def transfer_pieces(t: Transfer, platform, collective, denominator: int) -> tuple[list[Piece], float]:
+    """The pieces a transfer carries and their weight in bytes."""
+    values = t.values if t.values is not None else (collective.direct_value(platform, t.inst, t.src, t.dst),)
+    start, end = t.part if t.part is not None else (0, denominator)
+    if end > denominator:
+        raise ScheduleError(f"transfer {t.src}->{t.dst} part {t.part} exceeds the denominator {denominator}")
+    sizer = collective.sizer(platform)
+    size = sum(sizer(v) for v in values) * (end - start) / denominator
+    return [Piece(v, start, end) for v in values], size
+
+
+def add_barrier(b: ProgramBuilder, ranks: Sequence[str], after: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Append a dissemination barrier among ``ranks``; return each rank's last op.
+
+    ``after[r]`` are the ops of rank ``r`` the barrier waits for. In round
+    ``j`` rank ``i`` signals rank ``i + 2^j`` and waits for rank ``i - 2^j``
+    (Hensgen, Finkel and Manber 1988), so every rank leaves after every rank
+    has entered.
+    """
+    n = len(ranks)
+    last = {r: list(after.get(r, [])) for r in ranks}
+    dist = 1
+    while dist < n:
+        nxt: dict[str, list[int]] = {r: [] for r in ranks}
+        for i, r in enumerate(ranks):
+            peer = ranks[(i + dist) % n]
+            send, recv = b.send(r, peer, (), 0.0, after=last[r], recv_after=last[peer])
+            nxt[r].append(send)
+            nxt[peer].append(recv)
+        last = nxt
+        dist *= 2
+    return last
+
+
+@dataclass(frozen=True)
+class StepSchedule(Schedule):
+    """Steps of concurrent transfers.
+
+    Attributes
+    ----------
+    steps : tuple of tuples of Transfer
+    denominator : int
+        Unit of transfer parts (1: whole messages).
+    durations : tuple of float, optional
+        Planned length of each step in seconds, where the algorithm knows it.
+    """
+
+    steps: tuple[tuple[Transfer, ...], ...] = ()
+    denominator: int = 1
+    durations: tuple[float, ...] | None = None
+    shape = "steps"
+
+    def __post_init__(self):
+        super().__post_init__()
+        steps = tuple(tuple(step) for step in self.steps)
+        for k, step in enumerate(steps):
+            for t in step:
+                if not isinstance(t, Transfer):
+                    raise ScheduleError(f"step {k} holds {t!r}, not a Transfer")
+        object.__setattr__(self, "steps", steps)
+        if self.durations is not None:
+            durations = tuple(float(d) for d in self.durations)
+            if len(durations) != len(steps) or any(not math.isfinite(d) or d < 0 for d in durations):
+                raise ScheduleError("step durations must be one finite number >= 0 per step")
+            object.__setattr__(self, "durations", durations)
+        if self.denominator < 1:
+            raise ScheduleError(f"step schedule denominator is {self.denominator}", fix="give an integer >= 1")
+
+    @classmethod
+    def from_pairs(cls, steps: Iterable[Iterable[tuple[str, str]]], **kwargs) -> StepSchedule:
+        """A schedule of whole direct messages from ``(src, dst)`` pairs per step."""
+        return cls(steps=tuple(tuple(Transfer(s, d) for s, d in step) for step in steps), **kwargs)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def n_transfers(self) -> int:
+        return sum(len(step) for step in self.steps)
+
+    def lower(self, platform, collective, *, sync: str = "barrier") -> Program:
+        """The program of this schedule; ``sync`` is one of :data:`SYNC_MODES`."""
+        if sync not in SYNC_MODES:
+            raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
+        ranks = platform.hosts
+        b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
+        done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
+        last_send: dict[str, list[int]] = {r: [] for r in ranks}
+        for k, step in enumerate(self.steps):
+            if sync == "barrier" and k > 0:
+                done = add_barrier(b, ranks, done)
+            now: dict[str, list[int]] = {r: [] for r in ranks}
+            for t in step:
+                pieces, size = transfer_pieces(t, platform, collective, self.denominator)
+                if sync == "post_all":
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=last_send[t.src], recv_after=())
+                    last_send[t.src] = [send]
+                elif sync == "ready":
+                    ready_send, ready_recv = b.send(t.dst, t.src, (), 0.0, after=done[t.dst], recv_after=done[t.src])
+                    now[t.dst].append(ready_send)
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=[ready_recv], recv_after=done[t.dst])
+                else:
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=done[t.src], recv_after=done[t.dst])
+                now[t.src].append(send)
+                now[t.dst].append(recv)
+            if sync != "post_all":
+                done = {r: now[r] or done[r] for r in ranks}
+        return b.build()
+

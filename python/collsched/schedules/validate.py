@@ -1,0 +1,199 @@
+"""The symbolic validator: does a program implement its collective?
+
+:func:`validate` lowers a schedule if needed, then executes the program on
+symbolic values in the Rust core (:mod:`collsched._core`): every rank starts
+with what the collective gives it, every send may only carry pieces its rank
+holds and waits for, every receive must bring something new, every
+combination must join adjacent partial results in operand order, and at the
+end every rank must hold what the collective promises it. It also checks that
+each message's byte count is what its pieces weigh and that each reduction
+task costs what the collective says. Failures raise
+:class:`~collsched.errors.ValidationError` naming the rank, the operation
+and the value.
+
+Examples
+--------
+>>> from collsched import topologies
+>>> from collsched.collectives import Scatter
+>>> from collsched.schedules.program import ProgramBuilder
+>>> from collsched.schedules.values import block
+>>> p = topologies.star(3)
+>>> c = Scatter(source="h0", targets=["h1", "h2"], size=100)
+>>> b = ProgramBuilder(p.hosts)
+>>> _ = b.send("h0", "h1", [block(0, 0, 1)], size=100)
+>>> validate(p, c, b.build())
+Traceback (most recent call last):
+...
+collsched.errors.ValidationError: program '': rank h2 ends without m[h0→h2]@0 (it never receives it)
+>>> _ = b.send("h0", "h2", [block(0, 0, 2)], size=100)
+>>> validate(p, c, b.build())
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ValidationError
+from .program import COMPUTE, OP_KINDS, SEND, Program
+from .values import PARTIAL, Value
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..collectives import Collective
+    from ..platform import Platform
+
+__all__ = ["validate", "lower_any"]
+
+
+def lower_any(platform: Platform, collective: Collective, schedule_or_program) -> Program:
+    """The program of a schedule (lowered) or the program itself."""
+    if isinstance(schedule_or_program, Program):
+        return schedule_or_program
+    lower = getattr(schedule_or_program, "lower", None)
+    if lower is None:
+        raise TypeError(f"{schedule_or_program!r} is neither a Program nor a Schedule")
+    return lower(platform, collective)
+
+
+def validate(platform: Platform, collective: Collective, schedule_or_program, *, rendezvous: bool = False) -> None:
+    """Raise :class:`ValidationError` unless the program implements the collective.
+
+    Parameters
+    ----------
+    platform : Platform
+    collective : Collective
+    schedule_or_program : Schedule or Program
+        A schedule is lowered with ``schedule.lower(platform, collective)``.
+    rendezvous : bool
+        Also require freedom from deadlock when every send waits for its receive
+        (synchronous sends), not only when sends are buffered.
+
+    Raises
+    ------
+    ValidationError
+        Naming the rank, the operation and the value at fault.
+    CollectiveError, PlatformError
+        If the collective does not fit the platform.
+    """
+    collective.validate(platform)
+    program = lower_any(platform, collective, schedule_or_program)
+    from .. import _core
+
+    rank_of = {name: i for i, name in enumerate(program.ranks)}
+    for name in program.ranks:
+        if name not in platform.nodes:
+            raise ValidationError(f"program {program.name!r} has rank {name!r}, which is not in platform {platform.name!r}")
+    initial = _rows(program, collective.initial_values(platform), rank_of, "starts with")
+    finals = _rows(program, collective.final_values(platform), rank_of, "must end with")
+    try:
+        _core.validate_program(len(program.ranks), program.op_rank, program.op_kind, program.op_peer, program.op_msg,
+                               program.dep_ptr, program.dep_idx, program.piece_ptr, program.pieces.reshape(-1),
+                               program.denominator, initial, finals, rendezvous=rendezvous)
+    except _core.ProgramInvalid as exc:
+        code, details = exc.args
+        raise ValidationError(_Explain(platform, program).message(code, details)) from None
+    _check_weights(platform, collective, program)
+
+
+def _rows(program: Program, values: list[tuple[str, Value]], rank_of: dict, verb: str) -> np.ndarray:
+    rows = []
+    for host, v in values:
+        if host not in rank_of:
+            raise ValidationError(f"program {program.name!r} has no rank for host {host!r}, which {verb} {v!r}")
+        rows.append((rank_of[host], *v))
+    return np.array(rows, dtype=np.int64).reshape(-1)
+
+
+class _Explain:
+    """Turns the core's error codes into one precise line."""
+
+    def __init__(self, platform: Platform, program: Program):
+        self.hosts = platform.hosts
+        self.p = program
+
+    def op(self, i: int) -> str:
+        p = self.p
+        rank = int(p.op_rank[i])
+        local = int(np.count_nonzero(p.op_rank[:i] == rank))
+        kind = OP_KINDS[int(p.op_kind[i])]
+        what = kind
+        if kind != "compute":
+            arrow = "to" if kind == "send" else "from"
+            what = f"{kind} msg {int(p.op_msg[i])} {arrow} {p.ranks[int(p.op_peer[i])]}"
+        return f"rank {p.ranks[rank]} op {local} ({what})"
+
+    def piece(self, i: int, k: int) -> str:
+        p = self.p
+        if int(p.op_kind[i]) == 1:  # a recv: the pieces are on its send
+            send, _ = p.message_ops()
+            i = int(send[int(p.op_msg[i])])
+        row = p.pieces[int(p.piece_ptr[i]) + k]
+        text = Value(*map(int, row[:4])).describe(self.hosts)
+        start, end = int(row[4]), int(row[5])
+        return text if (start, end) == (0, p.denominator) else f"{text} part [{start}/{p.denominator}, {end}/{p.denominator})"
+
+    def message(self, code: str, d: dict) -> str:
+        head = f"program {self.p.name!r}: "
+        if code == "not_held":
+            return head + f"{self.op(d['op'])} uses {self.piece(d['op'], d['piece'])}, which its rank does not hold then"
+        if code == "not_waited":
+            return head + (f"{self.op(d['op'])} uses {self.piece(d['op'], d['piece'])} without waiting for "
+                           f"{self.op(d['producer'])}, which brings it")
+        if code == "duplicate":
+            earlier = "it held from the start" if d["earlier"] < 0 else f"{self.op(d['earlier'])} already brought it"
+            return head + f"{self.op(d['op'])} delivers {self.piece(d['op'], d['piece'])} again ({earlier})"
+        if code == "bad_combine":
+            return head + f"{self.op(d['op'])} is not a valid reduction: {d['reason']}"
+        if code == "missing":
+            value = Value(*d["value"]).describe(self.hosts)
+            held = "it never receives it" if d["held"] == 0 else f"it holds only {d['held']}/{self.p.denominator} of it"
+            return head + f"rank {self.p.ranks[d['rank']]} ends without {value} ({held})"
+        if code == "deadlock":
+            stuck = ", ".join(self.op(i) for i in d["stuck"][:3])
+            return head + f"deadlock: {stuck} can never run (a cycle of waits)"
+        if code == "bad_dependency":
+            return head + f"{self.op(d['op'])} depends on op id {d['dep']}, which is not an earlier op of its rank"
+        if code == "unmatched_message":
+            return head + f"message {d['msg']} has a send without a receive or the reverse (at {self.op(d['op'])})"
+        if code == "mismatched_message":
+            return head + f"message {d['msg']}: {self.op(d['send'])} and {self.op(d['recv'])} do not name each other"
+        if code == "bad_piece":
+            return head + f"{self.op(d['op'])} piece {d['piece']} is not a fragment inside [0, {self.p.denominator})"
+        if code == "pieces_on_recv":
+            return head + f"{self.op(d['op'])} lists pieces; they belong on the send"
+        if code == "bad_op":
+            return head + f"op id {d['op']} has a rank, peer or kind out of range"
+        return head + f"malformed program ({code}: {d})"
+
+
+def _check_weights(platform: Platform, collective: Collective, program: Program) -> None:
+    """Each message weighs what its pieces weigh; each reduction task costs what the collective says."""
+    sizer = collective.sizer(platform)
+    base = collective.base
+    weights: dict[tuple[int, ...], float] = {}
+    explain = _Explain(platform, program)
+    denom = program.denominator
+    for i in np.flatnonzero((program.op_kind == SEND) | (program.op_kind == COMPUTE)):
+        rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
+        if len(rows) == 0:
+            continue
+        if program.op_kind[i] == SEND:
+            expected = 0.0
+            for row in rows:
+                key = tuple(int(x) for x in row[:4])
+                if key not in weights:
+                    weights[key] = sizer(Value(*key))
+                expected += weights[key] * int(row[5] - row[4]) / denom
+            declared = float(program.op_size[i])
+            if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
+                raise ValidationError(f"program {program.name!r}: {explain.op(i)} declares {declared:g} bytes "
+                                      f"but its pieces weigh {expected:g}")
+        elif len(rows) == 3 and rows[0][0] == PARTIAL and hasattr(base, "task_cost_of"):
+            k, l, m = int(rows[0][2]), int(rows[0][3]), int(rows[1][3])
+            expected = base.task_cost_of(k, l, m) * int(rows[2][5] - rows[2][4]) / denom
+            declared = float(program.op_size[i])
+            if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
+                raise ValidationError(f"program {program.name!r}: {explain.op(i)} computes T({k},{l},{m}) "
+                                      f"with cost {declared:g} but the reduce says {expected:g}")
