@@ -155,9 +155,6 @@ class RouteTable(Routing):
     symmetric: bool = True
     fallback: Routing | None = None
 
-    def __post_init__(self):
-        object.__setattr__(self, "_hops", {})
-
     def __eq__(self, other):
         if not isinstance(other, RouteTable):
             return NotImplemented
@@ -179,12 +176,13 @@ class RouteTable(Routing):
                 if (dst, src) not in hops:
                     hops[(dst, src)] = tuple((link, not fwd) if platform.links[link].ends else (link, True)
                                              for link, fwd in reversed(route))
-        object.__setattr__(self, "_hops", MappingProxyType(hops))
+        # resolved hops belong to the platform (one table may serve several platforms)
+        platform.__dict__["_table_hops"] = MappingProxyType(hops)
         if self.fallback is not None:
             self.fallback.bind(platform)
 
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
-        hops = self._hops.get((src, dst))
+        hops = platform.__dict__["_table_hops"].get((src, dst))
         if hops is None and self.fallback is not None:
             return self.fallback.route(platform, src, dst)
         return hops
@@ -216,7 +214,9 @@ def _resolve(platform: Platform, src: str, dst: str, route: Sequence, where: str
                                 where=f"platform {platform.name!r}", fix="list the links in path order")
         at = head
         out.append((link_id, forward))
-    if at is not None and out and at != dst:
+    if not out:
+        raise PlatformError(f"{where} is empty", where=f"platform {platform.name!r}", fix="list the links of the route")
+    if at is not None and at != dst:
         raise PlatformError(f"{where} ends at {at!r}, not at {dst!r}", where=f"platform {platform.name!r}")
     return tuple(out)
 
