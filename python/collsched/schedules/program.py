@@ -158,6 +158,12 @@ class Program:
         return send, recv
 
     @property
+    def n_data_messages(self) -> int:
+        """Messages that carry pieces (not barrier or ready signals)."""
+        sends = self.op_kind == SEND
+        return int(np.count_nonzero(sends & (np.diff(self.piece_ptr) > 0)))
+
+    @property
     def bytes_sent(self) -> float:
         """Total bytes over all messages."""
         return float(self.op_size[self.op_kind == SEND].sum())

@@ -134,9 +134,31 @@ class _Explain:
         start, end = int(row[4]), int(row[5])
         return text if (start, end) == (0, p.denominator) else f"{text} part [{start}/{p.denominator}, {end}/{p.denominator})"
 
+    def bringer(self, i: int, k: int) -> int | None:
+        """An operation of op ``i``'s rank that brings the piece ``k`` of op ``i`` (a receive or a computation)."""
+        p = self.p
+        row = p.pieces[int(p.piece_ptr[i]) + k]
+        send, _ = p.message_ops()
+        for j in p.ops_of(int(p.op_rank[i])):
+            kind = int(p.op_kind[j])
+            if kind == 1:
+                s = int(send[int(p.op_msg[j])])
+                rows = p.pieces[p.piece_ptr[s]:p.piece_ptr[s + 1]]
+            elif kind == COMPUTE and p.piece_ptr[j + 1] > p.piece_ptr[j]:
+                rows = p.pieces[p.piece_ptr[j + 1] - 1:p.piece_ptr[j + 1]]
+            else:
+                continue
+            if any((r == row).all() for r in rows):
+                return int(j)
+        return None
+
     def message(self, code: str, d: dict) -> str:
         head = f"program {self.p.name!r}: "
         if code == "not_held":
+            bringer = self.bringer(d["op"], d["piece"])
+            if bringer is not None:
+                return head + (f"{self.op(d['op'])} uses {self.piece(d['op'], d['piece'])} without waiting for "
+                               f"{self.op(bringer)}, which brings it")
             return head + f"{self.op(d['op'])} uses {self.piece(d['op'], d['piece'])}, which its rank does not hold then"
         if code == "not_waited":
             return head + (f"{self.op(d['op'])} uses {self.piece(d['op'], d['piece'])} without waiting for "

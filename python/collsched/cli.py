@@ -1,0 +1,215 @@
+"""The ``collsched`` command line.
+
+Bad input (malformed files, unknown nodes, bad numbers, schedules that do
+not implement their collective) ends with one line on stderr saying what,
+where and how to fix it, and exit code 2; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import CollschedError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Plan, certify, simulate and run collective communications on heterogeneous platforms.")
+platform_app = typer.Typer(no_args_is_help=True, help="Show, generate and convert platform files.")
+app.add_typer(platform_app, name="platform")
+
+console = Console(width=None if sys.stdout.isatty() else 120)
+_state = {"debug": False}
+
+
+@app.callback()
+def _main(debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors.")):
+    _state["debug"] = debug
+
+
+# --- platform ----------------------------------------------------------------------
+@platform_app.command("show")
+def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or SimGrid .xml)."),
+                  routes: int = typer.Option(0, help="Also print this many host-to-host routes."),
+                  matrix: bool = typer.Option(False, help="Also print the latency and bandwidth matrices.")):
+    """Summarise a platform: hosts, routers, links, routing."""
+    from .platform.io import load_platform
+    from .units import format_quantity as q
+
+    p = load_platform(path)
+    links = list(p.links.values())
+    table = Table(title=f"platform {p.name!r}", show_header=False)
+    table.add_row("hosts", f"{len(p.hosts)}: {_preview(p.hosts)}")
+    table.add_row("routers", f"{len(p.routers)}: {_preview(p.routers)}")
+    table.add_row("links", str(len(links)))
+    bws = [link.bandwidth for link in links]
+    lats = [link.latency for link in links]
+    if links:
+        table.add_row("bandwidth", f"{q(min(bws), 'bandwidth')} .. {q(max(bws), 'bandwidth')}")
+        table.add_row("latency", f"{q(min(lats), 'time')} .. {q(max(lats), 'time')}")
+    speeds = [p.nodes[h].speed for h in p.hosts]
+    table.add_row("host speed", f"{q(min(speeds), 'speed')} .. {q(max(speeds), 'speed')}")
+    table.add_row("routing", repr(p.routing))
+    if p.clusters:
+        table.add_row("clusters", ", ".join(str(len(c)) for c in p.clusters))
+    console.print(table)
+    shown = 0
+    for a in p.hosts:
+        for b in p.hosts:
+            if a != b and shown < routes:
+                console.print(f"{a} -> {b}: {' '.join(p.route(a, b))}  "
+                              f"({q(p.latency(a, b), 'time')}, {q(p.bandwidth(a, b), 'bandwidth')})")
+                shown += 1
+    if matrix:
+        for title, m, dim in (("latency", p.latency_matrix(), "time"), ("bandwidth", p.bandwidth_matrix(), "bandwidth")):
+            t = Table(title=title)
+            t.add_column("")
+            for h in p.hosts:
+                t.add_column(h)
+            for h, row in zip(p.hosts, m):
+                t.add_row(h, *("-" if a == h else q(x, dim) for a, x in zip(p.hosts, row)))
+            console.print(t)
+
+
+@platform_app.command("generate")
+def platform_generate(kind: str = typer.Argument(..., help="Generator name, e.g. star, hypercube, tiers."),
+                      output: Path = typer.Option(..., "-o", "--output", help="Where to write (.json or .xml)."),
+                      param: List[str] = typer.Option([], "-p", "--param",
+                                                      help="Generator option NAME=VALUE (VALUE read as JSON if it can be).")):
+    """Generate a platform with one of collsched.topologies' generators."""
+    from . import topologies
+    from .platform.io import save_platform
+
+    if kind not in topologies.__all__:
+        raise CollschedError(f"unknown generator {kind!r}", fix=f"use one of {', '.join(topologies.__all__)}")
+    generator = getattr(topologies, kind)
+    options = {}
+    accepted = list(inspect.signature(generator).parameters)
+    for item in param:
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise CollschedError(f"--param {item!r} is not NAME=VALUE")
+        if name not in accepted:
+            raise CollschedError(f"generator {kind!r} has no option {name!r}", fix=f"options: {', '.join(accepted)}")
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    try:
+        platform = generator(**options)
+    except TypeError as exc:
+        raise CollschedError(f"generator {kind!r}: {exc}") from None
+    save_platform(platform, output)
+    console.print(f"wrote {output}: {len(platform.hosts)} hosts, {len(platform.routers)} routers, "
+                  f"{len(platform.links)} links")
+
+
+@platform_app.command("convert")
+def platform_convert(source: Path = typer.Argument(..., help="Input platform (.json or .xml)."),
+                     target: Path = typer.Argument(..., help="Output platform (.json or .xml).")):
+    """Convert a platform between native JSON and SimGrid XML."""
+    from .platform.io import load_platform, save_platform
+
+    platform = load_platform(source)
+    save_platform(platform, target)
+    console.print(f"wrote {target}")
+
+
+# --- plan and validate ----------------------------------------------------------------
+@app.command("plan")
+def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
+                 collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                 algorithm: Optional[str] = typer.Option(None, "-a", "--algorithm", help="Registered algorithm name."),
+                 output: Path = typer.Option(..., "-o", "--output", help="Where to write the schedule (.json)."),
+                 seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
+    """Plan a schedule, validate it, and write it."""
+    from .collective_io import load_collective
+    from .planner import plan
+    from .platform.io import load_platform
+    from .schedules.io import save_schedule
+    from .schedules.validate import validate
+
+    p, c = load_platform(platform), load_collective(collective)
+    schedule = plan(p, c, algorithm, seed=seed)
+    validate(p, c, schedule)
+    save_schedule(schedule, output)
+    console.print(f"wrote {output}: {schedule.algorithm} ({schedule.shape}), validated")
+
+
+@app.command("validate")
+def validate_command(platform: Path = typer.Argument(..., help="Platform file."),
+                     collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                     schedule: Path = typer.Argument(..., help="Schedule or program file (.json)."),
+                     rendezvous: bool = typer.Option(False, help="Also require deadlock freedom with synchronous sends.")):
+    """Check that a schedule (or program) implements a collective on a platform."""
+    from .collective_io import load_collective
+    from .platform.io import load_platform
+    from .schedules.io import load_program_or_schedule
+    from .schedules.validate import lower_any, validate
+
+    p, c = load_platform(platform), load_collective(collective)
+    s = load_program_or_schedule(schedule)
+    program = lower_any(p, c, s)
+    validate(p, c, program, rendezvous=rendezvous)
+    console.print(f"valid: {program.n_ops} operations, {program.n_messages} messages implement the {c.kind}")
+
+
+# --- demo ---------------------------------------------------------------------------------
+@app.command("demo")
+def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform.")):
+    """Plan the baselines on a built-in Tiers-like platform, validate them, print a table."""
+    from .demo import demo_platform, demo_rows
+
+    p = demo_platform(seed)
+    console.print(f"platform {p.name!r}: {len(p.hosts)} hosts, {len(p.routers)} routers, {len(p.links)} links "
+                  f"(Tiers-like WAN/MAN/LAN, seed {seed})")
+    table = Table(title="baselines, planned and validated")
+    numeric = ("data msgs", "MB moved", "operations", "ms")
+    for col in ("collective", "algorithm", "shape") + numeric[:3] + ("valid", "ms"):
+        table.add_column(col, justify="right" if col in numeric else "left")
+    rows = demo_rows(seed)
+    for r in rows:
+        table.add_row(r.collective, r.algorithm, r.shape, str(r.messages), f"{r.megabytes:.1f}", str(r.operations),
+                      "[green]yes[/]" if r.valid else f"[red]no: {r.detail}[/]", f"{r.milliseconds:.1f}")
+    console.print(table)
+    if not all(r.valid for r in rows):
+        raise typer.Exit(1)
+
+
+def _preview(items, k: int = 6) -> str:
+    return ", ".join(items[:k]) + (", ..." if len(items) > k else "")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        app(args=args, standalone_mode=False)
+    except CollschedError as exc:
+        if debug:
+            raise
+        print(f"collsched: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except (typer.Exit, SystemExit) as exc:
+        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
+        sys.exit(code)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(1)
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
