@@ -70,9 +70,10 @@ class ShortestPath(Routing):
 
     Notes
     -----
-    Tie-break: among routes of equal cost, the one found first by Dijkstra's
-    algorithm when each node's links are explored in link declaration order
-    and a node's predecessor is only replaced on a strict improvement. The
+    Tie-break: Dijkstra's algorithm settles nodes at equal cost in node
+    declaration order, explores each node's links in link declaration order,
+    and replaces a node's predecessor only on a strict improvement; so among
+    equal-cost routes the one through the earliest-declared nodes wins. The
     result depends only on the platform, never on hashing or timing. Routes
     pass through routers and hosts alike. One Dijkstra per source host,
     computed on first use and cached: O(E log V) per source.

@@ -1,0 +1,101 @@
+"""Collectives: validated when built, and against a platform."""
+
+import math
+
+import numpy as np
+import pytest
+
+import collsched as cs
+from collsched.errors import CollectiveError, PlatformError
+from collsched.platform import Link, Node, Platform
+
+
+@pytest.fixture
+def star():
+    return cs.topologies.star(4)
+
+
+@pytest.mark.parametrize("size", [0, -5, math.nan, math.inf, True, "big"])
+def test_sizes_must_be_positive_and_finite(size):
+    with pytest.raises(CollectiveError, match=r"scatter size is .* \(sizes and costs must be finite and > 0\)"):
+        cs.Scatter(source="h0", targets=["h1"], size=size)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: cs.Scatter(source="h0", targets=[], size=1),
+    lambda: cs.Gather(sources=[], target="h0", size=1),
+    lambda: cs.Broadcast(source="h0", targets=(), size=1),
+    lambda: cs.Reduce(participants=[], target="h0", size=1),
+    lambda: cs.AllToAll(senders=[], size=1),
+    lambda: cs.AllToMany({}),
+])
+def test_empty_participant_lists(make):
+    with pytest.raises(CollectiveError, match="empty|no message"):
+        make()
+
+
+def test_repeated_participant():
+    with pytest.raises(CollectiveError, match="reduce participants lists 'h1' twice"):
+        cs.Reduce(participants=["h1", "h2", "h1"], target="h1", size=1)
+
+
+def test_participant_that_is_a_router(star):
+    c = cs.Broadcast(source="h0", targets=["h1", "sw"], size=1)
+    with pytest.raises(CollectiveError, match="broadcast participant 'sw' is a router"):
+        c.validate(star)
+
+
+def test_participant_not_in_platform(star):
+    c = cs.Gather(sources=["h1", "h9"], target="h0", size=1)
+    with pytest.raises(CollectiveError, match=r"gather participant 'h9' is not in platform 'star-4' \(hosts are h0, h1"):
+        c.validate(star)
+
+
+def test_unreachable_host_the_collective_needs():
+    p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))], name="split")
+    cs.Scatter(source="a", targets=["b"], size=1).validate(p)
+    with pytest.raises(PlatformError, match="host 'c' is unreachable from host 'a', which the scatter needs"):
+        cs.Scatter(source="a", targets=["b", "c"], size=1).validate(p)
+
+
+def test_alltoall_size_matrix_and_all_to_some():
+    m = np.array([[0, 1, 2], [3, 0, 0], [5, 6, 0]])
+    c = cs.AllToAll(senders=["a", "b", "c"], size=m)
+    assert c.messages() == [("a", "b", 1.0), ("a", "c", 2.0), ("b", "a", 3.0), ("c", "a", 5.0), ("c", "b", 6.0)]
+    assert c.total_bytes == 17
+    some = cs.AllToAll(senders=["a", "b", "c"], receivers=["a"], size=2)
+    assert [(s, r) for s, r, _ in some.messages()] == [("b", "a"), ("c", "a")]
+    with pytest.raises(CollectiveError, match=r"has shape \(2, 2\)"):
+        cs.AllToAll(senders=["a", "b", "c"], size=np.ones((2, 2)))
+    with pytest.raises(CollectiveError, match="negative or non-finite"):
+        cs.AllToAll(senders=["a", "b"], size=[[0, -1], [1, 0]])
+
+
+def test_reduce_values_are_ordered_partials(star):
+    c = cs.Reduce(participants=["h2", "h0", "h3"], target="h1", size=8, partial_sizes={(0, 2): 16},
+                  task_costs={(0, 1, 2): 7}, task_cost=3)
+    assert c.hosts == ("h2", "h0", "h3", "h1")
+    initial, final = c.instance_values(star, 0)
+    assert [(h, repr(v)) for h, v in initial] == [("h2", "v[0..0]@0"), ("h0", "v[1..1]@0"), ("h3", "v[2..2]@0")]
+    assert [(h, repr(v)) for h, v in final] == [("h1", "v[0..2]@0")]
+    assert c.partial_size(0, 2) == 16 and c.partial_size(1, 2) == 8
+    assert c.task_cost_of(0, 1, 2) == 7 and c.task_cost_of(0, 0, 1) == 3
+    with pytest.raises(CollectiveError, match=r"T\(0,2,1\), not a task"):
+        cs.Reduce(participants=["a", "b"], target="a", size=1, task_costs={(0, 2, 1): 1})
+
+
+def test_series_counts_instances(star):
+    s = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=5), count=3)
+    assert len(s.final_values(star)) == 6
+    assert {v.inst for _, v in s.final_values(star)} == {0, 1, 2}
+    with pytest.raises(CollectiveError, match="series count is 0"):
+        cs.Series(cs.Scatter(source="h0", targets=["h1"], size=5), count=0)
+    with pytest.raises(CollectiveError, match="a series of series"):
+        cs.Series(s, count=2)
+
+
+def test_alltomany_is_sparse():
+    c = cs.AllToMany({("a", "b"): 1e3, ("c", "a"): "x"} if False else {("a", "b"): 1e3, ("c", "a"): 2e3})
+    assert c.hosts == ("a", "b", "c") and c.total_bytes == 3e3
+    with pytest.raises(CollectiveError, match=r"alltomany size of a->b is -1"):
+        cs.AllToMany({("a", "b"): -1})
