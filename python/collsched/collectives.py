@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar, Iterator, Mapping, Sequence
 
@@ -125,11 +126,20 @@ class Collective:
 
     def initial_values(self, platform: Platform) -> list[tuple[str, Value]]:
         """What each host holds before the collective, as ``(host, value)`` pairs."""
-        return [hv for t in range(self.count) for hv in self.instance_values(platform, t)[0]]
+        return self.values(platform)[0]
 
     def final_values(self, platform: Platform) -> list[tuple[str, Value]]:
         """What each host must hold after the collective, as ``(host, value)`` pairs."""
-        return [hv for t in range(self.count) for hv in self.instance_values(platform, t)[1]]
+        return self.values(platform)[1]
+
+    def values(self, platform: Platform) -> tuple[list[tuple[str, Value]], list[tuple[str, Value]]]:
+        """``(initial, final)`` over every instance."""
+        initial, final = [], []
+        for t in range(self.count):
+            i, f = self.instance_values(platform, t)
+            initial += i
+            final += f
+        return initial, final
 
     def validate(self, platform: Platform) -> None:
         """Check the collective against a platform.
@@ -438,13 +448,13 @@ class AllToAll(Collective):
 
     def messages(self) -> list[tuple[str, str, float]]:
         """``(sender, receiver, bytes)`` for every message, sender-major."""
-        out = []
-        for i, s in enumerate(self.senders):
-            for j, r in enumerate(self.receivers):
-                size = self.size if np.ndim(self.size) == 0 else float(self.size[i, j])
-                if s != r and size > 0:
-                    out.append((s, r, size))
-        return out
+        return list(self._messages)
+
+    @cached_property
+    def _messages(self) -> tuple[tuple[str, str, float], ...]:
+        sizes = np.broadcast_to(np.asarray(self.size, dtype=float), (len(self.senders), len(self.receivers)))
+        return tuple((s, r, float(sizes[i, j])) for i, s in enumerate(self.senders)
+                     for j, r in enumerate(self.receivers) if s != r and sizes[i, j] > 0)
 
     @property
     def hosts(self):

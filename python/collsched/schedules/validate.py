@@ -85,8 +85,9 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
     for name in program.ranks:
         if name not in platform.nodes:
             raise ValidationError(f"program {program.name!r} has rank {name!r}, which is not in platform {platform.name!r}")
-    initial = _rows(program, collective.initial_values(platform), rank_of, "starts with")
-    finals = _rows(program, collective.final_values(platform), rank_of, "must end with")
+    initial_values, final_values = collective.values(platform)
+    initial = _rows(program, initial_values, rank_of, "starts with")
+    finals = _rows(program, final_values, rank_of, "must end with")
     try:
         _core.validate_program(len(program.ranks), program.op_rank, program.op_kind, program.op_peer, program.op_msg,
                                program.dep_ptr, program.dep_idx, program.piece_ptr, program.pieces.reshape(-1),
@@ -192,30 +193,36 @@ class _Explain:
 
 def _check_weights(platform: Platform, collective: Collective, program: Program) -> None:
     """Each message weighs what its pieces weigh; each reduction task costs what the collective says."""
+    if len(program.pieces) == 0:
+        return
     sizer = collective.sizer(platform)
-    base = collective.base
-    weights: dict[tuple[int, ...], float] = {}
-    explain = _Explain(platform, program)
     denom = program.denominator
-    for i in np.flatnonzero((program.op_kind == SEND) | (program.op_kind == COMPUTE)):
+    values, inverse = np.unique(program.pieces[:, :4], axis=0, return_inverse=True)
+    weight = np.array([sizer(Value(*map(int, v))) for v in values])[inverse.reshape(-1)]
+    weight *= (program.pieces[:, 5] - program.pieces[:, 4]) / denom
+    counts = np.diff(program.piece_ptr)
+    op_of_piece = np.repeat(np.arange(program.n_ops), counts)
+    explain = _Explain(platform, program)
+    # messages: declared bytes == sum of piece weights
+    carried = np.zeros(program.n_ops)
+    np.add.at(carried, op_of_piece, weight)
+    sends = np.flatnonzero((program.op_kind == SEND) & (counts > 0))
+    bad = sends[~np.isclose(program.op_size[sends], carried[sends], rtol=1e-9, atol=1e-9)]
+    if len(bad):
+        i = int(bad[0])
+        raise ValidationError(f"program {program.name!r}: {explain.op(i)} declares {program.op_size[i]:g} bytes "
+                              f"but its pieces weigh {carried[i]:g}")
+    # binary reduction tasks: cost == the reduce's cost of T(k,l,m), scaled to the fragment
+    base = collective.base
+    if not hasattr(base, "task_cost_of"):
+        return
+    for i in np.flatnonzero((program.op_kind == COMPUTE) & (counts == 3)):
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
-        if len(rows) == 0:
+        if rows[0][0] != PARTIAL:
             continue
-        if program.op_kind[i] == SEND:
-            expected = 0.0
-            for row in rows:
-                key = tuple(int(x) for x in row[:4])
-                if key not in weights:
-                    weights[key] = sizer(Value(*key))
-                expected += weights[key] * int(row[5] - row[4]) / denom
-            declared = float(program.op_size[i])
-            if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
-                raise ValidationError(f"program {program.name!r}: {explain.op(i)} declares {declared:g} bytes "
-                                      f"but its pieces weigh {expected:g}")
-        elif len(rows) == 3 and rows[0][0] == PARTIAL and hasattr(base, "task_cost_of"):
-            k, l, m = int(rows[0][2]), int(rows[0][3]), int(rows[1][3])
-            expected = base.task_cost_of(k, l, m) * int(rows[2][5] - rows[2][4]) / denom
-            declared = float(program.op_size[i])
-            if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
-                raise ValidationError(f"program {program.name!r}: {explain.op(i)} computes T({k},{l},{m}) "
-                                      f"with cost {declared:g} but the reduce says {expected:g}")
+        k, l, m = int(rows[0][2]), int(rows[0][3]), int(rows[1][3])
+        expected = base.task_cost_of(k, l, m) * int(rows[2][5] - rows[2][4]) / denom
+        declared = float(program.op_size[i])
+        if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
+            raise ValidationError(f"program {program.name!r}: {explain.op(i)} computes T({k},{l},{m}) "
+                                  f"with cost {declared:g} but the reduce says {expected:g}")
