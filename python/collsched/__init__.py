@@ -14,13 +14,17 @@ from .collectives import AllToAll, AllToMany, Broadcast, Collective, Gather, Red
 from .errors import (CollectiveError, CollschedError, FormatError, PlatformError, ScheduleError, UnitError,
                      ValidationError)
 from .planner import plan
+from .collective_io import load_collective, save_collective
 from .platform import Link, Node, Platform
+from .platform.io import load_platform, save_platform
+from .schedules.io import load_program, load_schedule, save_program, save_schedule
 from .schedules import (Bound, OrderSchedule, PeriodicSchedule, Program, ProgramBuilder, Schedule, Status,
                         StepSchedule, TreeSchedule, validate)
 
 __version__ = "0.1.0"
 
-__all__ = ["platform", "topologies", "units", "Platform", "Node", "Link",
+__all__ = ["platform", "topologies", "units", "Platform", "Node", "Link", "load_platform", "save_platform",
+           "load_collective", "save_collective", "load_schedule", "save_schedule", "load_program", "save_program",
            "Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "Series",
            "Schedule", "StepSchedule", "OrderSchedule", "TreeSchedule", "PeriodicSchedule", "Program",
            "ProgramBuilder", "Bound", "Status", "plan", "validate",

@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
@@ -60,7 +60,9 @@ SHARING_POLICIES = ("full_duplex", "shared", "fatpipe")
 
 Hop = tuple[str, bool]
 """One hop of a route: ``(link id, forward)``; ``forward`` is True when the
-hop goes from ``ends[0]`` to ``ends[1]`` (always True for links without ends)."""
+hop goes from ``ends[0]`` to ``ends[1]`` (for a link without ends, it names
+the direction as SimGrid's UP/DOWN does: the way back of a symmetric route
+uses the other direction)."""
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ class RouteTable(Routing):
         if not isinstance(other, RouteTable):
             return NotImplemented
         return (self.symmetric == other.symmetric and self.fallback == other.fallback
-                and {k: tuple(v) for k, v in self.routes.items()} == {k: tuple(v) for k, v in other.routes.items()})
+                and _normal(self.routes) == _normal(other.routes))
 
     def bind(self, platform: Platform) -> None:
         hops: dict[tuple[str, str], tuple[Hop, ...]] = {}
@@ -175,21 +175,25 @@ class RouteTable(Routing):
         if self.symmetric:
             for (src, dst), route in list(hops.items()):
                 if (dst, src) not in hops:
-                    hops[(dst, src)] = tuple((link, not fwd) if platform.links[link].ends else (link, True)
-                                             for link, fwd in reversed(route))
+                    hops[(dst, src)] = tuple((link, not fwd) for link, fwd in reversed(route))
         # resolved hops belong to the platform (one table may serve several platforms)
-        platform.__dict__["_table_hops"] = MappingProxyType(hops)
+        platform.__dict__.setdefault("_table_hops", {})[id(self)] = MappingProxyType(hops)
         if self.fallback is not None:
             self.fallback.bind(platform)
 
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
-        hops = platform.__dict__["_table_hops"].get((src, dst))
+        hops = platform.__dict__["_table_hops"][id(self)].get((src, dst))
         if hops is None and self.fallback is not None:
             return self.fallback.route(platform, src, dst)
         return hops
 
     def __repr__(self) -> str:
         return f"RouteTable({len(self.routes)} routes, symmetric={self.symmetric}, fallback={self.fallback!r})"
+
+
+def _normal(routes: Mapping) -> dict:
+    """Routes with every hop as a link id or a ``(link id, forward)`` tuple, for comparison."""
+    return {tuple(k): tuple(h if isinstance(h, str) else (h[0], bool(h[1])) for h in v) for k, v in routes.items()}
 
 
 def _resolve(platform: Platform, src: str, dst: str, route: Sequence, where: str) -> tuple[Hop, ...]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..model import Platform
 from ..routing import ShortestPath
-from ._common import MAX_HOSTS, Builder, Options, Spec, Value
+from ._common import Builder, Options, Spec, Value
 
 __all__ = ["tiers"]
 

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..model import Platform
 from ..routing import RouteTable, ShortestPath
-from ._common import MAX_HOSTS, Builder, Options, Value
+from ._common import Builder, Options, Value
 
 __all__ = ["torus"]
 

@@ -1,0 +1,310 @@
+"""Collectives as native JSON documents (see :mod:`collsched.fileformat`).
+
+The body of a collective document is one object, ``collective``, whose
+``type`` is the collective's kind::
+
+    {"format": "collsched", "version": 1, "kind": "collective",
+     "collective": {"type": "scatter", "source": "h0", "targets": ["h1", "h2"], "size": 1000000.0}}
+
+Fields by type (sizes in bytes, costs in flop):
+
+* ``scatter`` and ``broadcast``: ``source``, ``targets``, ``size``;
+* ``gather``: ``sources``, ``target``, ``size``;
+* ``reduce``: ``participants`` (operand order), ``target``, ``size``,
+  ``task_cost`` (default 0), ``partial_sizes`` (default ``[]``) as
+  ``[{"k": 0, "m": 2, "size": 8.0}, ...]`` and ``task_costs`` (default ``[]``)
+  as ``[{"k": 0, "l": 1, "m": 2, "cost": 100.0}, ...]``;
+* ``alltoall``: ``senders``, ``receivers`` (default: the senders), ``size``:
+  one number, or a matrix (a list of rows, one per sender, one entry per receiver; 0: no message);
+* ``alltomany``: ``messages`` as ``[{"src": "h0", "dst": "h1", "size": 10.0}, ...]``;
+* ``series``: ``count`` and ``of``, the collective of one instance.
+
+Sizes accept unit strings (``"1MB"``, ``"64KiB"``) and costs flop strings
+(``"1Gf"``); the writer writes plain SI numbers with ``repr``, so a collective
+read back is equal to the one written. Every error is one line naming the
+file and the JSON path of the bad value (``coll.json: collective.size: ...``),
+including what the collective's own checks reject (an empty participant
+list, a host listed twice).
+
+This module also holds two helpers the schedule reader shares:
+:func:`located` and :func:`count_field`.
+
+Examples
+--------
+>>> c = Series(Reduce(participants=["h0", "h1"], target="h0", size=8, task_cost=100), count=4)
+>>> collective_from_json(collective_to_json(c)) == c
+True
+>>> collective_from_json('{"format": "collsched", "version": 1, "kind": "collective", '
+...                      '"collective": {"type": "scatter", "source": "h0", "targets": ["h1"], "size": "1KiB"}}')
+Scatter(source='h0', targets=('h1',), size=1024.0)
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
+
+import numpy as np
+
+from .collectives import COLLECTIVE_KINDS, AllToMany, Collective, Reduce, Scatter, Series  # noqa: F401 (doctests)
+from .errors import CollschedError, FormatError
+from .fileformat import REQUIRED, Where, atomic_write, check_keys, dump_document, elements, field, load_document, \
+    read_text
+
+__all__ = ["collective_to_json", "collective_from_json", "collective_to_dict", "collective_from_dict",
+           "load_collective", "save_collective", "located", "count_field"]
+
+
+# --- helpers shared with the schedule reader ------------------------------------------
+
+@contextmanager
+def located(where: Where, blame: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Turn a :class:`~collsched.errors.CollschedError` raised by a constructor into a located FormatError.
+
+    Parameters
+    ----------
+    where : Where
+        The location of the object being built.
+    blame : mapping
+        ``message prefix -> field``: an error whose message starts with the
+        prefix is reported at ``where.at(field)`` (the longest prefix wins);
+        any other at ``where`` itself.
+
+    Raises
+    ------
+    FormatError
+        In place of the constructor's error, with the same words.
+
+    Examples
+    --------
+    >>> with located(Where("c.json").at("collective"), {"scatter targets": "targets"}):
+    ...     Scatter(source="h0", targets=[], size=1)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.FormatError: c.json: collective.targets: scatter targets is empty (name at least one host)
+    """
+    try:
+        yield
+    except FormatError:
+        raise
+    except CollschedError as exc:
+        blame = blame or {}
+        prefix = max((p for p in blame if exc.what.startswith(p)), key=len, default=None)
+        here = where if prefix is None else where.at(blame[prefix])
+        raise here.error(exc.what, exc.fix) from None
+
+
+def count_field(obj: Mapping[str, Any], name: str, where: Where, *, default: Any = REQUIRED, minimum: int = 1) -> int:
+    """Read an integer field that must be ``>= minimum`` (a count, a denominator).
+
+    Examples
+    --------
+    >>> count_field({"count": 0}, "count", Where("c.json"))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.FormatError: c.json: count: expected an integer >= 1, found 0
+    """
+    value = field(obj, name, where, type=int, default=default)
+    if value is not default and value < minimum:
+        raise where.at(name).error(f"expected an integer >= {minimum}, found {value}")
+    return value
+
+
+# --- how each field is read and written -------------------------------------------------
+
+class _Codec(NamedTuple):
+    read: Callable[[Mapping[str, Any], str, Where], Any]
+    write: Callable[[Any], Any]
+
+
+def _keyed(keys: tuple[str, ...], key_type: type, quantity: str, dimension: str, *, default: Any = REQUIRED,
+           check: Callable[[tuple, float], object] | None = None) -> _Codec:
+    """A mapping ``key tuple -> quantity`` written as a list of objects (``{"k": 0, "m": 2, "size": 8.0}``)."""
+
+    def read(obj, name, where):
+        out: dict[tuple, float] = {}
+        for w, item in elements(obj, name, where, default=[] if default is not REQUIRED else REQUIRED):
+            check_keys(item, w, keys + (quantity,))
+            key = tuple(field(item, k, w, type=key_type) for k in keys)
+            if key in out:
+                raise w.error(f"{', '.join(f'{k}={v!r}' for k, v in zip(keys, key))} is given twice")
+            out[key] = field(item, quantity, w, dimension=dimension, positive=True)
+            if check is not None:
+                with located(w):
+                    check(key, out[key])
+        return out
+
+    def write(mapping):
+        return [{**dict(zip(keys, key)), quantity: value} for key, value in mapping.items()]
+
+    return _Codec(read, write)
+
+
+def _read_sizes(obj, name, where):
+    value = field(obj, name, where, type=(float, str, list))
+    if not isinstance(value, list):
+        return field(obj, name, where, dimension="size", positive=True)
+    return [[field(dict(enumerate(row)), j, w, dimension="size", minimum=0) for j in range(len(row))]
+            for w, row in elements(obj, name, where, type=list)]
+
+
+_HOST = _Codec(lambda obj, name, where: field(obj, name, where, type=str), lambda h: h)
+_HOSTS = _Codec(lambda obj, name, where: tuple(h for _, h in elements(obj, name, where, type=str)), list)
+_SIZE = _Codec(lambda obj, name, where: field(obj, name, where, dimension="size", positive=True), float)
+_COST = _Codec(lambda obj, name, where: field(obj, name, where, dimension="flops", minimum=0, default=0.0), float)
+_SIZES = _Codec(_read_sizes, lambda s: float(s) if np.ndim(s) == 0 else np.asarray(s, dtype=float).tolist())
+_RECEIVERS = _Codec(lambda obj, name, where: None if field(obj, name, where, type=(list, type(None)), default=None)
+                    is None else _HOSTS.read(obj, name, where), list)
+_COUNT = _Codec(lambda obj, name, where: count_field(obj, name, where), int)
+_OF = _Codec(lambda obj, name, where: collective_from_dict(field(obj, name, where, type=dict), where.at(name)),
+             lambda c: collective_to_dict(c))
+
+_SPECS: dict[str, dict[str, _Codec]] = {
+    "scatter": {"source": _HOST, "targets": _HOSTS, "size": _SIZE},
+    "gather": {"sources": _HOSTS, "target": _HOST, "size": _SIZE},
+    "broadcast": {"source": _HOST, "targets": _HOSTS, "size": _SIZE},
+    "reduce": {"participants": _HOSTS, "target": _HOST, "size": _SIZE, "task_cost": _COST,
+               "partial_sizes": _keyed(("k", "m"), int, "size", "size", default=()),
+               "task_costs": _keyed(("k", "l", "m"), int, "cost", "flops", default=())},
+    "alltoall": {"senders": _HOSTS, "receivers": _RECEIVERS, "size": _SIZES},
+    "alltomany": {"messages": _keyed(("src", "dst"), str, "size", "size",
+                                     check=lambda key, size: AllToMany({key: size}))},
+    "series": {"count": _COUNT, "of": _OF},
+}
+_ATTRIBUTES = {"messages": "sizes", "of": "collective"}  # JSON field -> constructor argument, where they differ
+_BLAME = {"a series of series": "of"}  # constructor errors whose words do not start with "<kind> <field>"
+
+
+# --- writing and reading ---------------------------------------------------------------
+
+def collective_to_dict(c: Collective) -> dict[str, Any]:
+    """The ``collective`` object of a document (see the module docstring).
+
+    Examples
+    --------
+    >>> collective_to_dict(Scatter(source="h0", targets=["h1"], size=8))
+    {'type': 'scatter', 'source': 'h0', 'targets': ['h1'], 'size': 8.0}
+    """
+    spec = _SPECS[c.kind]
+    return {"type": c.kind, **{name: codec.write(getattr(c, _ATTRIBUTES.get(name, name)))
+                               for name, codec in spec.items()}}
+
+
+def collective_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>") -> Collective:
+    """The collective described by ``obj``, a ``collective`` object located at ``where``.
+
+    Raises
+    ------
+    FormatError
+        A missing, mistyped or unknown field, or a value the collective rejects.
+
+    Examples
+    --------
+    >>> collective_from_dict({"type": "reduce", "participants": [], "target": "h0", "size": 8},
+    ...                      Where("coll.json").at("collective"))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.FormatError: coll.json: collective.participants: reduce participants is empty (name at least one host)
+    """
+    where = Where(where) if isinstance(where, str) else where
+    kind = field(obj, "type", where, type=str, choices=tuple(COLLECTIVE_KINDS))
+    spec = _SPECS[kind]
+    check_keys(obj, where, ("type", *spec))
+    kwargs = {_ATTRIBUTES.get(name, name): codec.read(obj, name, where) for name, codec in spec.items()}
+    with located(where, {**{f"{kind} {name}": name for name in spec}, **_BLAME}):
+        return COLLECTIVE_KINDS[kind](**kwargs)
+
+
+def collective_to_json(c: Collective) -> str:
+    """The collective as a native JSON document.
+
+    Parameters
+    ----------
+    c : Collective
+
+    Returns
+    -------
+    str
+        The document (see the module docstring), ending with a newline.
+
+    Examples
+    --------
+    >>> print(collective_to_json(Scatter(source="h0", targets=["h1", "h2"], size=1e6)), end="")
+    {
+     "format": "collsched",
+     "version": 1,
+     "kind": "collective",
+     "collective": {"type": "scatter", "source": "h0", "targets": ["h1", "h2"], "size": 1000000.0}
+    }
+    """
+    return dump_document("collective", {"collective": collective_to_dict(c)})
+
+
+def collective_from_json(text: str, *, where: str = "<string>") -> Collective:
+    """Read a collective document.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    where : str
+        Where it comes from (a file name), for error messages.
+
+    Returns
+    -------
+    Collective
+
+    Raises
+    ------
+    FormatError
+        Malformed or truncated JSON, another kind of document, or a bad field,
+        as one line naming ``where`` and the JSON path.
+
+    Examples
+    --------
+    >>> collective_from_json('{"format": "collsched", "version": 1, "kind": "collective", '
+    ...                      '"collective": {"type": "gather", "sources": ["h1"], "target": "h0", "size": -1}}',
+    ...                      where="coll.json")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.FormatError: coll.json: collective.size: expected a positive size, found -1
+    """
+    body = load_document(text, where=where, kind="collective")
+    root = Where(where)
+    check_keys(body, root, ("collective",))
+    return collective_from_dict(field(body, "collective", root, type=dict), root.at("collective"))
+
+
+def load_collective(path: str | os.PathLike) -> Collective:
+    """Read a collective document from a file.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be read, or :func:`collective_from_json` rejects it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> save_collective(Scatter(source="h0", targets=["h1"], size=8), path)
+    >>> load_collective(path)
+    Scatter(source='h0', targets=('h1',), size=8.0)
+    """
+    return collective_from_json(read_text(path), where=os.fspath(path))
+
+
+def save_collective(c: Collective, path: str | os.PathLike) -> None:
+    """Write a collective document to ``path`` atomically (see :func:`collsched.fileformat.atomic_write`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> save_collective(Series(Scatter(source="h0", targets=["h1"], size=8), count=2), path)
+    >>> load_collective(path).count
+    2
+    """
+    atomic_write(path, collective_to_json(c))
+
