@@ -167,7 +167,31 @@ def _preview(items: Sequence[str], k: int = 4) -> str:
 
 
 @dataclass(frozen=True)
-class Scatter(Collective):
+class _FromSource(Collective):
+    """What a scatter and a broadcast share: a source, targets, a message size."""
+
+    source: str
+    targets: tuple[str, ...]
+    size: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "targets", _hosts(f"{self.kind} targets", self.targets))
+        object.__setattr__(self, "source", _hosts(f"{self.kind} source", [self.source])[0])
+        object.__setattr__(self, "size", _positive(f"{self.kind} size", self.size))
+
+    @property
+    def hosts(self):
+        return (self.source,) + tuple(t for t in self.targets if t != self.source)
+
+    def pairs(self):
+        return ((self.source, t) for t in self.targets if t != self.source)
+
+    def value_size(self, value):
+        return self.size
+
+
+@dataclass(frozen=True)
+class Scatter(_FromSource):
     """The source sends a distinct message of ``size`` bytes to every target.
 
     Examples
@@ -176,22 +200,7 @@ class Scatter(Collective):
     ('h0', 'h1', 'h2')
     """
 
-    source: str
-    targets: tuple[str, ...]
-    size: float
     kind: ClassVar[str] = "scatter"
-
-    def __post_init__(self):
-        object.__setattr__(self, "targets", _hosts("scatter targets", self.targets))
-        object.__setattr__(self, "source", _hosts("scatter source", [self.source])[0])
-        object.__setattr__(self, "size", _positive("scatter size", self.size))
-
-    @property
-    def hosts(self):
-        return (self.source,) + tuple(t for t in self.targets if t != self.source)
-
-    def pairs(self):
-        return ((self.source, t) for t in self.targets if t != self.source)
 
     def instance_values(self, platform, inst):
         s = platform.host_index(self.source)
@@ -202,9 +211,6 @@ class Scatter(Collective):
         if src != self.source or dst not in self.targets:
             raise CollectiveError(f"scatter has no message {src}->{dst}: it sends from {self.source!r} to its targets")
         return block(inst, platform.host_index(src), platform.host_index(dst))
-
-    def value_size(self, value):
-        return self.size
 
     @property
     def total_bytes(self):
@@ -257,7 +263,7 @@ class Gather(Collective):
 
 
 @dataclass(frozen=True)
-class Broadcast(Collective):
+class Broadcast(_FromSource):
     """The source sends the same ``size`` bytes to every target.
 
     Examples
@@ -266,29 +272,11 @@ class Broadcast(Collective):
     10.0
     """
 
-    source: str
-    targets: tuple[str, ...]
-    size: float
     kind: ClassVar[str] = "broadcast"
-
-    def __post_init__(self):
-        object.__setattr__(self, "targets", _hosts("broadcast targets", self.targets))
-        object.__setattr__(self, "source", _hosts("broadcast source", [self.source])[0])
-        object.__setattr__(self, "size", _positive("broadcast size", self.size))
-
-    @property
-    def hosts(self):
-        return (self.source,) + tuple(t for t in self.targets if t != self.source)
-
-    def pairs(self):
-        return ((self.source, t) for t in self.targets if t != self.source)
 
     def instance_values(self, platform, inst):
         v = block(inst, platform.host_index(self.source), -1)
         return [(self.source, v)], [(t, v) for t in self.targets]
-
-    def value_size(self, value):
-        return self.size
 
     def direct_value(self, platform, inst, src, dst):
         return block(inst, platform.host_index(self.source), -1)
