@@ -212,7 +212,7 @@ def test_goal_golden(tmp_path):
     b = ProgramBuilder(["a", "b", "c"], name="demo")
     b.send("a", "b", [block(0, 0, 1)], 1e3, recv_after=())
     b.send("a", "c", [block(0, 0, 2)], 1e3 / 3, recv_after=())
-    b.compute("b", [block(0, 0, 1)], None, 3e3)
+    b.compute("b", [], None, 3e3)  # waits for the receive (program order)
     b.send("c", "a", (), 0.0, recv_after=())
     prog = b.build()
     speeds = {"a": 1e9, "b": 2e9, "c": 1e9}

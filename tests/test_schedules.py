@@ -127,7 +127,7 @@ def test_tree_shape_errors(star):
         tree.lower(star, cs.Broadcast(source="h0", targets=["h1", "h2"], size=1))
     with pytest.raises(ScheduleError, match="rooted at 'h0' but the scatter source is 'h1'"):
         tree.lower(star, cs.Scatter(source="h1", targets=["h0"], size=1))
-    with pytest.raises(ScheduleError, match="cannot carry a alltoall"):
+    with pytest.raises(ScheduleError, match="cannot carry an alltoall collective"):
         tree.lower(star, cs.AllToAll(senders=["h0", "h1"], size=1))
 
 
@@ -152,3 +152,10 @@ def test_bound_gap():
     s = cs.plan(cs.topologies.star(3), cs.Broadcast(source="h0", targets=["h1", "h2"], size=1), "linear")
     assert s.bound is None and s.status == cs.Status.FEASIBLE
     assert cs.Bound(Fraction(1, 2), "throughput", "LP").gap(0.25) == 1.0
+
+
+def test_a_computation_with_inputs_needs_an_output():
+    from collsched.schedules import ProgramBuilder
+    b = ProgramBuilder(["h0"])
+    with pytest.raises(ScheduleError, match="with inputs needs an output"):
+        b.compute("h0", [partial(0, 0, 0)], None, 1.0)

@@ -71,6 +71,11 @@ def located(where: Where, blame: Mapping[str, str] | None = None) -> Iterator[No
         prefix is reported at ``where.at(field)`` (the longest prefix wins);
         any other at ``where`` itself.
 
+    Returns
+    -------
+    context manager
+        Use it in a ``with`` statement around the constructor call.
+
     Raises
     ------
     FormatError
@@ -97,6 +102,29 @@ def located(where: Where, blame: Mapping[str, str] | None = None) -> Iterator[No
 
 def count_field(obj: Mapping[str, Any], name: str, where: Where, *, default: Any = REQUIRED, minimum: int = 1) -> int:
     """Read an integer field that must be ``>= minimum`` (a count, a denominator).
+
+    Parameters
+    ----------
+    obj : mapping
+        The JSON object that holds the field.
+    name : str
+        The field's name.
+    where : Where
+        The location of ``obj``.
+    default : optional
+        Returned when the field is absent; by default the field is required.
+    minimum : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    int
+        The value (or ``default``).
+
+    Raises
+    ------
+    FormatError
+        If the field is missing (and required), not an integer, or below ``minimum``.
 
     Examples
     --------
@@ -181,6 +209,15 @@ _BLAME = {"a series of series": "of"}  # constructor errors whose words do not s
 def collective_to_dict(c: Collective) -> dict[str, Any]:
     """The ``collective`` object of a document (see the module docstring).
 
+    Parameters
+    ----------
+    c : Collective
+
+    Returns
+    -------
+    dict
+        JSON-ready fields, ``type`` first; sizes and costs as plain floats.
+
     Examples
     --------
     >>> collective_to_dict(Scatter(source="h0", targets=["h1"], size=8))
@@ -193,6 +230,17 @@ def collective_to_dict(c: Collective) -> dict[str, Any]:
 
 def collective_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>") -> Collective:
     """The collective described by ``obj``, a ``collective`` object located at ``where``.
+
+    Parameters
+    ----------
+    obj : mapping
+        A ``collective`` object (parsed JSON).
+    where : Where or str
+        Its location, for error messages.
+
+    Returns
+    -------
+    Collective
 
     Raises
     ------
@@ -279,6 +327,15 @@ def collective_from_json(text: str, *, where: str = "<string>") -> Collective:
 def load_collective(path: str | os.PathLike) -> Collective:
     """Read a collective document from a file.
 
+    Parameters
+    ----------
+    path : str or path-like
+        A native collective document (``.json``).
+
+    Returns
+    -------
+    Collective
+
     Raises
     ------
     FormatError
@@ -297,6 +354,17 @@ def load_collective(path: str | os.PathLike) -> Collective:
 
 def save_collective(c: Collective, path: str | os.PathLike) -> None:
     """Write a collective document to ``path`` atomically (see :func:`collsched.fileformat.atomic_write`).
+
+    Parameters
+    ----------
+    c : Collective
+    path : str or path-like
+        The file to create or replace.
+
+    Raises
+    ------
+    FormatError
+        If the file cannot be written (it is then untouched).
 
     Examples
     --------

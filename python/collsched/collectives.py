@@ -73,7 +73,38 @@ def _hosts(name: str, hosts: Sequence[str], *, allow_empty: bool = False) -> tup
 
 
 class Collective:
-    """Common interface of every collective (see the module docstring)."""
+    """Common interface of every collective (see the module docstring).
+
+    A collective is frozen data: the hosts it involves and the bytes it
+    moves. The methods below say which host pairs must communicate
+    (:meth:`pairs`), what every host holds before and after
+    (:meth:`values`), what a direct message carries (:meth:`direct_value`)
+    and what a value weighs (:meth:`sizer`); schedules are lowered and
+    validated through them. Subclasses document only what differs.
+
+    Attributes
+    ----------
+    kind : str
+        ``"scatter"``, ``"gather"``, ``"broadcast"``, ``"reduce"``,
+        ``"alltoall"``, ``"alltomany"`` or ``"series"`` (a class attribute).
+    hosts : tuple of str
+        Every host involved.
+    count : int
+        Number of instances.
+    base : Collective
+        What one instance performs.
+    total_bytes : float
+        Bytes that leave their origin, over all instances.
+
+    Examples
+    --------
+    >>> from collsched.collectives import COLLECTIVE_KINDS
+    >>> sorted(COLLECTIVE_KINDS)
+    ['alltoall', 'alltomany', 'broadcast', 'gather', 'reduce', 'scatter', 'series']
+    >>> g = Gather(sources=["h1", "h2"], target="h0", size=10)
+    >>> isinstance(g, Collective), g.kind, g.hosts, g.count
+    (True, 'gather', ('h0', 'h1', 'h2'), 1)
+    """
 
     kind: ClassVar[str]
 
@@ -93,30 +124,153 @@ class Collective:
         return self
 
     def pairs(self) -> Iterator[tuple[str, str]]:
-        """Ordered host pairs that must be able to communicate (for reachability)."""
+        """Ordered host pairs that must be able to communicate (for reachability).
+
+        Returns
+        -------
+        iterator of (str, str)
+            ``(src, dst)`` pairs, each once, never a host with itself: the
+            messages of a scatter, gather, broadcast or all-to-all, and
+            ``(participant, target)`` for a reduce.
+
+        Examples
+        --------
+        >>> list(Gather(sources=["h1", "h2"], target="h0", size=10).pairs())
+        [('h1', 'h0'), ('h2', 'h0')]
+        >>> list(Reduce(participants=["h0", "h1", "h2"], target="h1", size=8).pairs())
+        [('h0', 'h1'), ('h2', 'h1')]
+        """
         raise NotImplementedError  # pragma: no cover - abstract
 
     def instance_values(self, platform: Platform, inst: int) -> tuple[list[tuple[str, Value]], list[tuple[str, Value]]]:
-        """``(initial, final)`` lists of ``(host, value)`` for instance ``inst``."""
+        """``(initial, final)`` lists of ``(host, value)`` for instance ``inst``.
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives host indices (:meth:`~collsched.platform.Platform.host_index`),
+            which name the symbolic values.
+        inst : int
+            The instance, ``0 .. count - 1``; it tags every value ``@inst``.
+
+        Returns
+        -------
+        initial, final : list of (str, Value)
+            What each host holds before, and must hold after, this instance.
+
+        Raises
+        ------
+        PlatformError
+            If a host of the collective is not a host of ``platform``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> Gather(sources=["h1", "h2"], target="h0", size=10).instance_values(p, 1)
+        ([('h1', m[1→0]@1), ('h2', m[2→0]@1)], [('h0', m[1→0]@1), ('h0', m[2→0]@1)])
+        >>> Reduce(participants=["h0", "h1", "h2"], target="h0", size=8).instance_values(p, 0)
+        ([('h0', v[0..0]@0), ('h1', v[1..1]@0), ('h2', v[2..2]@0)], [('h0', v[0..2]@0)])
+        """
         raise NotImplementedError  # pragma: no cover - abstract
 
     def direct_value(self, platform: Platform, inst: int, src: str, dst: str) -> Value:
         """The value a direct message from ``src`` to ``dst`` carries in instance ``inst``.
 
+        Step and order schedules name their transfers by ``(src, dst, inst)``;
+        this is the value such a transfer carries when it names no values of
+        its own.
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices of the value.
+        inst : int
+            The instance.
+        src, dst : str
+            Sending and receiving hosts.
+
+        Returns
+        -------
+        Value
+            The block ``m[src→dst]@inst``; for a broadcast, the source's
+            message ``m[source→*]@inst`` (whoever forwards it).
+
         Raises
         ------
         CollectiveError
             If the collective has no such message (e.g. a reduce, whose messages carry partial results).
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> Scatter(source="h0", targets=["h1", "h2"], size=10).direct_value(p, 2, "h0", "h2")
+        m[0→2]@2
+        >>> Broadcast(source="h0", targets=["h1", "h2"], size=10).direct_value(p, 0, "h1", "h2")
+        m[0→*]@0
+        >>> Scatter(source="h0", targets=["h1", "h2"], size=10).direct_value(p, 0, "h1", "h2")
+        Traceback (most recent call last):
+        ...
+        collsched.errors.CollectiveError: scatter has no message h1->h2: it sends from 'h0' to its targets
         """
         raise CollectiveError(f"a {self.kind} has no direct message {src}->{dst}",
                               fix="name the values each transfer carries")
 
     def value_size(self, value: Value) -> float:
-        """Bytes of a whole symbolic value (collectives whose sizes need host indices override :meth:`sizer`)."""
+        """Bytes of a whole symbolic value (collectives whose sizes need host indices override :meth:`sizer`).
+
+        Parameters
+        ----------
+        value : Value
+            A value of this collective (see :meth:`values`).
+
+        Returns
+        -------
+        float
+            Its size in bytes: ``size`` for a scatter, gather or broadcast,
+            :meth:`Reduce.partial_size` for a partial result of a reduce.
+
+        Raises
+        ------
+        NotImplementedError
+            For :class:`AllToAll` and :class:`AllToMany`, whose sizes depend
+            on host indices; use :meth:`sizer` for every collective.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import partial
+        >>> r = Reduce(participants=["h0", "h1", "h2"], target="h0", size=8, partial_sizes={(0, 1): 16})
+        >>> r.value_size(partial(0, 0, 1)), r.value_size(partial(0, 0, 2))
+        (16.0, 8.0)
+        """
         raise NotImplementedError  # pragma: no cover - abstract
 
     def sizer(self, platform: Platform):
-        """A function ``value -> bytes`` for the values of this collective on ``platform``."""
+        """A function ``value -> bytes`` for the values of this collective on ``platform``.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform whose host indices name the values.
+
+        Returns
+        -------
+        callable
+            ``sizer(value) -> float``: bytes of a whole value. The validator
+            and the lowerings weigh every message with it.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> a = AllToAll(senders=["h0", "h1", "h2"], size=[[0, 1, 2], [3, 0, 4], [5, 6, 0]])
+        >>> weigh = a.sizer(p)
+        >>> weigh(a.direct_value(p, 0, "h2", "h1"))
+        6.0
+        >>> Scatter(source="h0", targets=["h1"], size=10).sizer(p)(block(0, 0, 1))
+        10.0
+        """
         return self.value_size
 
     @property
@@ -125,15 +279,74 @@ class Collective:
         raise NotImplementedError  # pragma: no cover - abstract
 
     def initial_values(self, platform: Platform) -> list[tuple[str, Value]]:
-        """What each host holds before the collective, as ``(host, value)`` pairs."""
+        """What each host holds before the collective, as ``(host, value)`` pairs.
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices of the values.
+
+        Returns
+        -------
+        list of (str, Value)
+            Over every instance; a host may appear several times.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> Scatter(source="h0", targets=["h1", "h2"], size=10).initial_values(topologies.star(3))
+        [('h0', m[0→1]@0), ('h0', m[0→2]@0)]
+        """
         return self.values(platform)[0]
 
     def final_values(self, platform: Platform) -> list[tuple[str, Value]]:
-        """What each host must hold after the collective, as ``(host, value)`` pairs."""
+        """What each host must hold after the collective, as ``(host, value)`` pairs.
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices of the values.
+
+        Returns
+        -------
+        list of (str, Value)
+            Over every instance; a host may appear several times.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> Scatter(source="h0", targets=["h1", "h2"], size=10).final_values(p)
+        [('h1', m[0→1]@0), ('h2', m[0→2]@0)]
+        >>> Broadcast(source="h0", targets=["h1", "h2"], size=10).final_values(p)
+        [('h1', m[0→*]@0), ('h2', m[0→*]@0)]
+        """
         return self.values(platform)[1]
 
     def values(self, platform: Platform) -> tuple[list[tuple[str, Value]], list[tuple[str, Value]]]:
-        """``(initial, final)`` over every instance."""
+        """``(initial, final)`` over every instance.
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices of the values.
+
+        Returns
+        -------
+        initial, final : list of (str, Value)
+            :meth:`instance_values` of instances ``0 .. count - 1``, concatenated;
+            what :func:`collsched.validate` checks a program against.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(2)
+        >>> initial, final = Series(Scatter(source="h0", targets=["h1"], size=10), count=3).values(p)
+        >>> initial
+        [('h0', m[0→1]@0), ('h0', m[0→1]@1), ('h0', m[0→1]@2)]
+        >>> final[-1]
+        ('h1', m[0→1]@2)
+        """
         initial, final = [], []
         for t in range(self.count):
             i, f = self.instance_values(platform, t)
@@ -144,12 +357,35 @@ class Collective:
     def validate(self, platform: Platform) -> None:
         """Check the collective against a platform.
 
+        Parameters
+        ----------
+        platform : Platform
+            The platform the collective will run on.
+
+        Returns
+        -------
+        None
+
         Raises
         ------
         CollectiveError
             A participant is unknown or a router.
         PlatformError
             A host that the collective needs is unreachable from another.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> c = Scatter(source="h0", targets=["h1", "h2"], size=10)
+        >>> c.validate(topologies.star(3))
+        >>> c.validate(topologies.star(2))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.CollectiveError: scatter participant 'h2' is not in platform 'star-2' (hosts are h0, h1)
+        >>> Gather(sources=["h1"], target="sw", size=10).validate(topologies.star(2))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.CollectiveError: gather participant 'sw' is a router in platform 'star-2' (only hosts take part in collectives)
         """
         for h in self.hosts:
             if h not in platform.nodes:
@@ -353,11 +589,46 @@ class Reduce(Collective):
     __hash__ = None  # type: ignore[assignment]
 
     def partial_size(self, k: int, m: int) -> float:
-        """Bytes of ``v[k..m]``."""
+        """Bytes of ``v[k..m]``.
+
+        Parameters
+        ----------
+        k, m : int
+            Operand positions, ``0 <= k <= m < n``.
+
+        Returns
+        -------
+        float
+            ``partial_sizes[(k, m)]`` if given, else ``size``.
+
+        Examples
+        --------
+        >>> r = Reduce(participants=["h0", "h1", "h2"], target="h0", size=8, partial_sizes={(0, 2): 24})
+        >>> r.partial_size(0, 2), r.partial_size(1, 2)
+        (24.0, 8.0)
+        """
         return self.partial_sizes.get((k, m), self.size)
 
     def task_cost_of(self, k: int, l: int, m: int) -> float:
-        """Flop of ``T(k,l,m)``: ``v[k..m] = v[k..l] ⊕ v[l+1..m]``."""
+        """Flop of ``T(k,l,m)``: ``v[k..m] = v[k..l] ⊕ v[l+1..m]``.
+
+        Parameters
+        ----------
+        k, l, m : int
+            Operand positions, ``0 <= k <= l < m < n``.
+
+        Returns
+        -------
+        float
+            ``task_costs[(k, l, m)]`` if given, else ``task_cost``.
+
+        Examples
+        --------
+        >>> r = Reduce(participants=["h0", "h1", "h2"], target="h0", size=8, task_cost=100,
+        ...            task_costs={(0, 1, 2): 300})
+        >>> r.task_cost_of(0, 1, 2), r.task_cost_of(0, 0, 1)
+        (300.0, 100.0)
+        """
         return self.task_costs.get((k, l, m), self.task_cost)
 
     @property
@@ -435,7 +706,20 @@ class AllToAll(Collective):
     __hash__ = None  # type: ignore[assignment]
 
     def messages(self) -> list[tuple[str, str, float]]:
-        """``(sender, receiver, bytes)`` for every message, sender-major."""
+        """``(sender, receiver, bytes)`` for every message, sender-major.
+
+        Returns
+        -------
+        list of (str, str, float)
+            Pairs of distinct hosts with a positive size, senders in their
+            order, each sender's receivers in theirs.
+
+        Examples
+        --------
+        >>> a = AllToAll(senders=["h0", "h1"], size=[[0, 5], [0, 0]])
+        >>> a.messages()
+        [('h0', 'h1', 5.0)]
+        """
         return list(self._messages)
 
     @cached_property
@@ -466,7 +750,30 @@ class AllToAll(Collective):
         return lambda value: table[(value.a, value.b)]
 
     def size_table(self, platform: Platform) -> dict[tuple[int, int], float]:
-        """``(sender index, receiver index) -> bytes`` in platform host indices (cached for the last platform)."""
+        """``(sender index, receiver index) -> bytes`` in platform host indices (cached for the last platform).
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices.
+
+        Returns
+        -------
+        dict of (int, int) to float
+            One entry per message; do not modify it (it is cached).
+
+        Raises
+        ------
+        PlatformError
+            If a host of the collective is not a host of ``platform``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> a = AllToAll(senders=["h2", "h0"], size=7)
+        >>> a.size_table(topologies.star(3))
+        {(2, 0): 7.0, (0, 2): 7.0}
+        """
         cached = self.__dict__.get("_size_table")
         if cached is None or cached[0] is not platform:
             table = {(platform.host_index(s), platform.host_index(r)): size for s, r, size in self.messages()}
@@ -510,6 +817,18 @@ class AllToMany(Collective):
     __hash__ = None  # type: ignore[assignment]
 
     def messages(self) -> list[tuple[str, str, float]]:
+        """``(source, destination, bytes)`` for every message, in the order given.
+
+        Returns
+        -------
+        list of (str, str, float)
+            The entries of :attr:`sizes`.
+
+        Examples
+        --------
+        >>> AllToMany({("h0", "h1"): 10, ("h2", "h1"): 20}).messages()
+        [('h0', 'h1', 10.0), ('h2', 'h1', 20.0)]
+        """
         return [(s, d, size) for (s, d), size in self.sizes.items()]
 
     @property

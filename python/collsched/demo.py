@@ -29,7 +29,35 @@ __all__ = ["DemoRow", "demo_platform", "demo_collectives", "demo_rows"]
 
 @dataclass(frozen=True)
 class DemoRow:
-    """One planned schedule of the demo."""
+    """One planned schedule of the demo.
+
+    Attributes
+    ----------
+    collective : str
+        Label of the collective (a key of :func:`demo_collectives`).
+    algorithm : str
+        Registered name of the algorithm that planned it.
+    shape : str
+        The schedule's shape (``"tree"``, ``"steps"``, ...).
+    messages : int
+        Messages that carry data (not barrier or ready signals).
+    megabytes : float
+        Bytes sent by the program, in MB (10^6 bytes), signals included (they weigh 0).
+    operations : int
+        Operations of the lowered program.
+    valid : bool
+        Whether the symbolic validator accepted the program.
+    detail : str
+        ``"validated"``, or the validator's message.
+    milliseconds : float
+        Wall time to plan, lower and validate (varies from run to run).
+
+    Examples
+    --------
+    >>> row = next(r for r in demo_rows() if (r.collective, r.algorithm) == ("broadcast", "linear"))
+    >>> row.shape, row.messages, row.megabytes, row.valid
+    ('tree', 15, 150.0, True)
+    """
 
     collective: str
     algorithm: str
@@ -43,12 +71,56 @@ class DemoRow:
 
 
 def demo_platform(seed: int = 1):
-    """The demo's platform: a Tiers-like WAN/MAN/LAN network (see :func:`collsched.topologies.tiers`)."""
+    """The demo's platform: a Tiers-like WAN/MAN/LAN network (see :func:`collsched.topologies.tiers`).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random bandwidths, latencies, speeds and redundancy links.
+
+    Returns
+    -------
+    Platform
+        Named ``"demo-tiers"``: 16 hosts ``h0 .. h15`` on four LANs, 14
+        routers, latency-shortest-path routing.
+
+    Examples
+    --------
+    >>> p = demo_platform(seed=1)
+    >>> p.name, len(p.hosts), len(p.routers)
+    ('demo-tiers', 16, 14)
+    >>> demo_platform(seed=1) == p
+    True
+    """
     return topologies.tiers(seed=seed, name="demo-tiers")
 
 
 def demo_collectives(platform) -> dict[str, object]:
-    """The collectives the demo plans, by label."""
+    """The collectives the demo plans, by label.
+
+    Parameters
+    ----------
+    platform : Platform
+        The collectives involve all its hosts; ``hosts[0]`` is the root
+        (the last host is the target of the reduce series).
+
+    Returns
+    -------
+    dict of str to Collective
+        Labels ``"reduce"``, ``"reduce x4"`` (a series of 4), ``"broadcast"``,
+        ``"scatter"``, ``"gather"`` and ``"alltoall"``.
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> coll = demo_collectives(topologies.star(3))
+    >>> list(coll)
+    ['reduce', 'reduce x4', 'broadcast', 'scatter', 'gather', 'alltoall']
+    >>> coll["reduce x4"].count, coll["reduce x4"].base.target
+    (4, 'h2')
+    >>> coll["scatter"].total_bytes
+    2000000.0
+    """
     hosts = platform.hosts
     return {
         "reduce": Reduce(participants=hosts, target=hosts[0], size=1e7, task_cost=1e7),
@@ -61,7 +133,28 @@ def demo_collectives(platform) -> dict[str, object]:
 
 
 def demo_rows(seed: int = 1) -> list[DemoRow]:
-    """Plan, lower and validate every applicable algorithm for every demo collective."""
+    """Plan, lower and validate every applicable algorithm for every demo collective.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the platform (:func:`demo_platform`) and of the algorithms.
+
+    Returns
+    -------
+    list of DemoRow
+        One row per (collective, applicable algorithm), collectives in the
+        order of :func:`demo_collectives`, algorithms by name. A program the
+        validator rejects gives a row with ``valid=False`` rather than an error.
+
+    Examples
+    --------
+    >>> rows = demo_rows(seed=1)
+    >>> [(r.collective, r.algorithm) for r in rows[:3]]
+    [('reduce', 'binomial'), ('reduce', 'linear'), ('reduce x4', 'binomial')]
+    >>> [(r.messages, r.megabytes) for r in rows if r.collective == "scatter"]
+    [(15, 32.0), (15, 15.0)]
+    """
     platform = demo_platform(seed)
     rows = []
     for label, collective in demo_collectives(platform).items():

@@ -103,13 +103,53 @@ class Where:
     sep: str = "."
 
     def at(self, key: str | int) -> Where:
-        """The location of field ``key`` (a name) or item ``key`` (an index) of this value."""
+        """The location of field ``key`` (a name) or item ``key`` (an index) of this value.
+
+        Parameters
+        ----------
+        key : str or int
+            A field name, joined with :attr:`sep`, or a list index, written ``[key]``.
+
+        Returns
+        -------
+        Where
+            A new location in the same source; this one is unchanged.
+
+        Examples
+        --------
+        >>> Where("coll.json").at("collective").at("targets").at(0)
+        Where('coll.json', 'collective.targets[0]')
+        >>> Where("plat.xml:7", "host[@id='h0']", sep="/@").at("speed")
+        Where('plat.xml:7', "host[@id='h0']/@speed")
+        """
         if isinstance(key, int):
             return Where(self.source, f"{self.path}[{key}]", self.sep)
         return Where(self.source, f"{self.path}{self.sep}{key}" if self.path else key, self.sep)
 
     def error(self, what: str, fix: str | None = None) -> FormatError:
-        """A :class:`~collsched.errors.FormatError` located here (to raise)."""
+        """A :class:`~collsched.errors.FormatError` located here (to raise).
+
+        Parameters
+        ----------
+        what : str
+            What is wrong with the value here.
+        fix : str, optional
+            How to fix it, in a few words.
+
+        Returns
+        -------
+        FormatError
+            Not raised: the caller writes ``raise where.error(...)``.
+
+        Examples
+        --------
+        >>> err = Where("coll.json").at("collective").at("size").error("expected a number, found null",
+        ...                                                            fix='give bytes, e.g. 1e6 or "1MB"')
+        >>> str(err)
+        'coll.json: collective.size: expected a number, found null (give bytes, e.g. 1e6 or "1MB")'
+        >>> err.where
+        'coll.json: collective.size'
+        """
         return FormatError(what, where=str(self), fix=fix)
 
     def __str__(self) -> str:
@@ -287,6 +327,16 @@ def load_document(text: str, *, where: str, kind: str, versions: Collection[int]
 def read_text(path: str | os.PathLike) -> str:
     """The text of a UTF-8 file, or a :class:`~collsched.errors.FormatError` naming the path.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    str
+        Its text.
+
     Raises
     ------
     FormatError
@@ -321,6 +371,13 @@ def atomic_write(path: str | os.PathLike, text: str) -> None:
     The text goes to a temporary file in the same directory, which is flushed
     to disk and then renamed over ``path`` (:func:`os.replace`). A new file
     gets the usual permissions (0666 less the umask); an existing file keeps its own.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to create or replace.
+    text : str
+        Its new content.
 
     Raises
     ------

@@ -51,6 +51,10 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, *
     Returns
     -------
     Schedule
+        The algorithm's schedule (its shape depends on the algorithm: a
+        :class:`~collsched.schedules.TreeSchedule` for ``binomial`` and
+        ``linear``, a :class:`~collsched.schedules.StepSchedule` for
+        ``caterpillar``); check it with :func:`collsched.validate`.
 
     Raises
     ------
@@ -58,6 +62,25 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, *
         Unknown algorithm, or one that does not apply to the collective.
     CollectiveError, PlatformError
         The collective does not fit the platform.
+    ValueError
+        An option the algorithm does not take.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.Reduce(participants=p.hosts, target="h0", size=1e6, task_cost=1e6)
+    >>> s = cs.plan(p, c)
+    >>> s.algorithm, s.root, dict(s.children)
+    ('binomial', 'h0', {'h0': ('h1', 'h2'), 'h2': ('h3',)})
+    >>> cs.validate(p, c, s)
+    >>> s = cs.plan(p, cs.AllToAll(senders=p.hosts, size=1e3))
+    >>> s.shape, s.algorithm, len(s)
+    ('steps', 'caterpillar', 3)
+    >>> cs.plan(p, cs.Scatter(source="h9", targets=p.hosts, size=1e3))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollectiveError: scatter participant 'h9' is not in platform 'star-4' (hosts are h0, h1, h2, h3)
     """
     collective.validate(platform)
     name = algorithm or DEFAULT_ALGORITHM[collective.base.kind]

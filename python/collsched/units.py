@@ -143,6 +143,26 @@ _SHOW = {"bandwidth": "Bps", "time": "s", "speed": "f", "size": "B", "flops": "f
 def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
     """A short readable string for an SI value (for tables, not for files).
 
+    Parameters
+    ----------
+    value : float
+        In SI units of ``dimension``.
+    dimension : str
+        One of :data:`DIMENSIONS`.
+    digits : int
+        Significant digits shown.
+
+    Returns
+    -------
+    str
+        The number scaled to a decimal prefix (or, for times below a second,
+        to ms, us, ns or ps), followed by the unit.
+
+    Raises
+    ------
+    KeyError
+        If ``dimension`` is unknown.
+
     Examples
     --------
     >>> format_quantity(1e-5, "time")
@@ -152,6 +172,8 @@ def format_quantity(value: float, dimension: str, digits: int = 4) -> str:
     >>> format_quantity(0, "time")
     '0s'
     """
+    if dimension not in _SHOW:
+        raise ValueError(f"unknown dimension {dimension!r}; expected one of {', '.join(DIMENSIONS)}")
     unit = _SHOW[dimension]
     if value == 0 or not math.isfinite(value):
         return f"{value:g}{unit}"

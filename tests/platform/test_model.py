@@ -152,3 +152,20 @@ def test_router_is_not_a_host():
     p = topologies.star(2)
     with pytest.raises(PlatformError, match="'sw' is a router, not a host"):
         p.host_index("sw")
+
+
+def test_route_caches_are_per_metric():
+    nodes = [Node(x) for x in "abc"]
+    links = [Link("ab", 1, 1e-3, ends=("a", "b")), Link("bc", 1, 1e-3, ends=("b", "c")),
+             Link("ac", 1, 5e-3, ends=("a", "c"))]
+    p = Platform(nodes, links)
+    assert ShortestPath("latency").route(p, "a", "c") == (("ab", True), ("bc", True))
+    assert p.route("a", "c") == ("ac",)
+
+
+def test_symmetric_table_does_not_reverse_a_directed_link():
+    nodes = [Node("a"), Node("b")]
+    links = [Link("d", 1e9, ends=("a", "b"), directed=True)]
+    p = Platform(nodes, links, RouteTable({("a", "b"): ["d"]}))
+    assert p.route("a", "b") == ("d",)
+    assert not p.has_route("b", "a")

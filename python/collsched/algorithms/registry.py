@@ -44,6 +44,14 @@ class Algorithm:
         ``function(platform, collective, *, seed, **options) -> Schedule``.
     summary : str
         One line for tables.
+
+    Examples
+    --------
+    >>> algo = get("linear")
+    >>> algo.family, algo.series
+    ('baselines', True)
+    >>> algo.summary
+    'flat tree: the root serves every other host in turn'
     """
 
     name: str
@@ -54,7 +62,31 @@ class Algorithm:
     summary: str
 
     def applies_to(self, collective) -> bool:
-        """True if the algorithm can schedule ``collective``."""
+        """True if the algorithm can schedule ``collective``.
+
+        Parameters
+        ----------
+        collective : Collective
+            A collective, or a :class:`~collsched.collectives.Series` of one
+            (which needs ``series=True`` as well as the base kind).
+
+        Returns
+        -------
+        bool
+            Whether ``collective.base.kind`` is one of :attr:`kinds` (and, for
+            a series, the algorithm handles series).
+
+        Examples
+        --------
+        >>> from collsched.collectives import AllToAll, Broadcast, Series
+        >>> b = Broadcast(source="h0", targets=["h1", "h2"], size=1e3)
+        >>> get("binomial").applies_to(b), get("caterpillar").applies_to(b)
+        (True, False)
+        >>> get("binomial").applies_to(Series(b, count=4))
+        True
+        >>> get("caterpillar").applies_to(AllToAll(senders=["h0", "h1"]))
+        True
+        """
         if collective.kind == "series" and not self.series:
             return False
         return collective.base.kind in self.kinds
@@ -64,13 +96,66 @@ _REGISTRY: dict[str, Algorithm] = {}
 
 
 def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = True, summary: str = ""):
-    """Decorator that registers ``function`` under ``name``."""
+    """Decorator that registers ``function`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Short lower-case name, unique across families; :func:`collsched.plan`
+        takes it as ``algorithm=name``.
+    family : str
+        The problem family (the package under :mod:`collsched.algorithms`).
+    kinds : tuple of str
+        Collective kinds it applies to (``Collective.kind``: ``"reduce"``,
+        ``"broadcast"``, ``"scatter"``, ``"gather"``, ``"alltoall"``, ``"alltomany"``).
+    series : bool
+        Whether it also schedules a :class:`~collsched.collectives.Series` of those kinds.
+    summary : str
+        One line for tables; by default the first line of the function's docstring.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns ``function`` unchanged, so the function
+        stays importable and callable under its own name.
+
+    Raises
+    ------
+    ValueError
+        (When the decorator is applied) if another function is already registered under ``name``.
+
+    Notes
+    -----
+    ``function(platform, collective, *, seed, **options)`` must return a
+    :class:`~collsched.schedules.Schedule`; its keyword-only parameters are
+    the options :func:`collsched.plan` accepts. Registering the same
+    function again replaces its entry.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.algorithms.baselines import linear
+    >>> @register("flat-example", family="examples", kinds=("broadcast",), series=False)
+    ... def flat_example(platform, collective, *, seed=0):
+    ...     "A flat tree, registered for this example."
+    ...     return linear(platform, collective)
+    >>> get("flat-example").summary
+    'A flat tree, registered for this example.'
+    >>> p = cs.topologies.star(3)
+    >>> cs.plan(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e3), algorithm="flat-example").children
+    mappingproxy({'h0': ('h1', 'h2')})
+    >>> register("flat-example", family="examples", kinds=("broadcast",))(linear)
+    Traceback (most recent call last):
+    ...
+    ValueError: algorithm 'flat-example' is registered twice
+    >>> del _REGISTRY["flat-example"]  # leave the registry as the other examples expect it
+    """
 
     def wrap(function: Callable) -> Callable:
         if name in _REGISTRY and _REGISTRY[name].function is not function:
             raise ValueError(f"algorithm {name!r} is registered twice")
         _REGISTRY[name] = Algorithm(name, family, tuple(kinds), series, function,
-                                    summary or (function.__doc__ or "").strip().splitlines()[0])
+                                    summary or ((function.__doc__ or "").strip().splitlines() or [""])[0])
         return function
 
     return wrap
@@ -81,7 +166,32 @@ def _load_families() -> None:
 
 
 def get(name: str) -> Algorithm:
-    """The algorithm registered under ``name``."""
+    """The algorithm registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see :func:`names`).
+
+    Returns
+    -------
+    Algorithm
+        Its registry entry; ``get(name).function`` is the planning function.
+
+    Raises
+    ------
+    CollschedError
+        If no algorithm has that name; the message lists the known names.
+
+    Examples
+    --------
+    >>> get("caterpillar").kinds
+    ('alltoall', 'alltomany')
+    >>> get("Binomial")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: unknown algorithm 'Binomial' (known: binomial, caterpillar, linear)
+    """
     _load_families()
     try:
         return _REGISTRY[name]
@@ -90,11 +200,41 @@ def get(name: str) -> Algorithm:
 
 
 def names() -> list[str]:
-    """Registered names, sorted."""
+    """Registered names, sorted.
+
+    Returns
+    -------
+    list of str
+        Every name :func:`get` and :func:`collsched.plan` accept.
+
+    Examples
+    --------
+    >>> names()
+    ['binomial', 'caterpillar', 'linear']
+    """
     _load_families()
     return sorted(_REGISTRY)
 
 
 def applicable(collective) -> list[Algorithm]:
-    """The algorithms that can schedule ``collective``, by name."""
+    """The algorithms that can schedule ``collective``, by name.
+
+    Parameters
+    ----------
+    collective : Collective
+        Any collective, or a series of one.
+
+    Returns
+    -------
+    list of Algorithm
+        Those whose :meth:`Algorithm.applies_to` accepts it, sorted by name.
+
+    Examples
+    --------
+    >>> from collsched.collectives import AllToAll, Reduce
+    >>> [a.name for a in applicable(Reduce(participants=["h0", "h1"], target="h0", size=8))]
+    ['binomial', 'linear']
+    >>> [a.name for a in applicable(AllToAll(senders=["h0", "h1"]))]
+    ['caterpillar']
+    """
     return [get(n) for n in names() if get(n).applies_to(collective)]

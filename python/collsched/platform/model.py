@@ -78,6 +78,23 @@ class Node:
         Compute speed in flop/s (hosts).
     send_overhead, recv_overhead : float
         Per-message CPU overheads in seconds (the model of seed 004); 0 if unknown.
+
+    Attributes
+    ----------
+    is_host : bool
+        True for a host, False for a router.
+
+    Notes
+    -----
+    A node is checked when a :class:`Platform` is built from it, not before:
+    a bad speed or kind raises :class:`~collsched.errors.PlatformError` there.
+
+    Examples
+    --------
+    >>> Node("h0", speed=2e9)
+    Node(id='h0', kind='host', speed=2000000000.0, send_overhead=0.0, recv_overhead=0.0)
+    >>> Node("h0").is_host, Node("sw", kind="router").is_host
+    (True, False)
     """
 
     id: str
@@ -109,6 +126,20 @@ class Link:
     sharing : {"full_duplex", "shared", "fatpipe"}
     directed : bool
         If True, the link carries traffic from ``ends[0]`` to ``ends[1]`` only.
+
+    Notes
+    -----
+    Like a :class:`Node`, a link is checked when a :class:`Platform` is
+    built from it.
+
+    Examples
+    --------
+    >>> up = Link("up", bandwidth=1.25e8, latency=1e-5, ends=("h0", "sw"), directed=True)
+    >>> up.ends, up.sharing
+    (('h0', 'sw'), 'full_duplex')
+    >>> from collsched import units
+    >>> Link("wan", bandwidth=units.parse("10Gbps", "bandwidth"), latency=units.parse("5ms", "time")).bandwidth
+    1250000000.0
     """
 
     id: str
@@ -120,6 +151,16 @@ class Link:
 
     def other_end(self, node: str) -> str:
         """The end of the link that is not ``node``.
+
+        Parameters
+        ----------
+        node : str
+            One end of the link.
+
+        Returns
+        -------
+        str
+            The other end (``ends[0]`` for any ``node`` that is not ``ends[0]``).
 
         Examples
         --------
@@ -157,6 +198,24 @@ class Platform:
     ------
     PlatformError
         Duplicate ids, unknown nodes named by a link, bad numbers, bad routing.
+
+    Examples
+    --------
+    Two hosts behind a router, in two clusters:
+
+    >>> p = Platform([Node("a"), Node("b"), Node("r", kind="router")],
+    ...              [Link("la", 1e8, 1e-5, ends=("a", "r")), Link("lb", 1e8, 1e-5, ends=("r", "b"))],
+    ...              name="pair", clusters=[["a"], ["b"]])
+    >>> p
+    <Platform 'pair': 2 hosts, 1 routers, 2 links, routing ShortestPath(metric='hops')>
+    >>> p.hosts, p.routers, p.clusters
+    (('a', 'b'), ('r',), (('a',), ('b',)))
+    >>> p.nodes["r"].is_host, p.links["la"].bandwidth
+    (False, 100000000.0)
+    >>> Platform([Node("a"), Node("a")], [])
+    Traceback (most recent call last):
+    ...
+    collsched.errors.PlatformError: duplicate node id 'a' (give every node a unique id)
     """
 
     __slots__ = ("_nodes", "_links", "_hosts", "_routers", "_routing", "_name", "_clusters",
@@ -229,10 +288,31 @@ class Platform:
     def host_index(self, host: str) -> int:
         """Rank of a host (its position in :attr:`hosts`).
 
+        Parameters
+        ----------
+        host : str
+            A host id.
+
+        Returns
+        -------
+        int
+            ``hosts.index(host)``, in O(1); symbolic values name hosts by it.
+
         Raises
         ------
         PlatformError
             If ``host`` is not a host of this platform.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> p.host_index("h2")
+        2
+        >>> p.host_index("sw")
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: 'sw' is a router, not a host, in platform 'star-3'
         """
         try:
             return self._host_index[host]
@@ -240,17 +320,66 @@ class Platform:
             raise PlatformError(_unknown_host_message(self, host)) from None
 
     def neighbours(self, node: str) -> tuple[tuple[str, Link], ...]:
-        """``(neighbour, link)`` pairs that ``node`` can send to directly, in link order."""
+        """``(neighbour, link)`` pairs that ``node`` can send to directly, in link order.
+
+        Parameters
+        ----------
+        node : str
+            A node id (host or router).
+
+        Returns
+        -------
+        tuple of (str, Link)
+            One pair per link with ends at ``node`` that can carry traffic
+            away from it (a directed link only from ``ends[0]``); links
+            without ends are never listed.
+
+        Raises
+        ------
+        KeyError
+            If ``node`` is not a node of the platform.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> [(n, link.id) for n, link in p.neighbours("sw")]
+        [('h0', 'l0'), ('h1', 'l1'), ('h2', 'l2')]
+        >>> d = Platform([Node("a"), Node("b")], [Link("ab", 1e9, ends=("a", "b"), directed=True)])
+        >>> len(d.neighbours("a")), len(d.neighbours("b"))
+        (1, 0)
+        """
         return self._incident[node]
 
     # --- the routed view ------------------------------------------------------------
     def route_hops(self, src: str, dst: str) -> tuple[Hop, ...]:
         """The static route from host ``src`` to host ``dst`` as ``(link, forward)`` hops.
 
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+
+        Returns
+        -------
+        tuple of (str, bool)
+            Hops (:data:`Hop`) in path order; ``forward`` is True when the hop goes
+            from the link's ``ends[0]`` to its ``ends[1]``. Empty when
+            ``src == dst``. Computed by the routing on first use, then cached.
+
         Raises
         ------
         PlatformError
             If either host is unknown or ``dst`` is unreachable from ``src``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> p.route_hops("h0", "h2")
+        (('l0', True), ('l2', False))
+        >>> p.route_hops("h2", "h0")
+        (('l2', True), ('l0', False))
         """
         key = (src, dst)
         if key not in self._routes:
@@ -266,6 +395,21 @@ class Platform:
     def route(self, src: str, dst: str) -> tuple[str, ...]:
         """Link ids of the static route from ``src`` to ``dst`` (empty if equal).
 
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+
+        Returns
+        -------
+        tuple of str
+            Link ids in path order (:meth:`route_hops` without the directions).
+
+        Raises
+        ------
+        PlatformError
+            As :meth:`route_hops`.
+
         Examples
         --------
         >>> from collsched import topologies
@@ -275,7 +419,24 @@ class Platform:
         return tuple(link for link, _ in self.route_hops(src, dst))
 
     def has_route(self, src: str, dst: str) -> bool:
-        """True if ``dst`` is reachable from ``src``."""
+        """True if ``dst`` is reachable from ``src``.
+
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+
+        Returns
+        -------
+        bool
+            False also when either is not a host of the platform.
+
+        Examples
+        --------
+        >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))])
+        >>> p.has_route("a", "b"), p.has_route("a", "c"), p.has_route("a", "zz")
+        (True, False, False)
+        """
         try:
             self.route_hops(src, dst)
         except PlatformError:
@@ -283,23 +444,113 @@ class Platform:
         return True
 
     def check_reachable(self, pairs: Iterable[tuple[str, str]], *, needed_by: str = "the collective") -> None:
-        """Raise :class:`PlatformError` naming the first pair with no route."""
+        """Raise :class:`PlatformError` naming the first pair with no route.
+
+        Parameters
+        ----------
+        pairs : iterable of (str, str)
+            ``(src, dst)`` host pairs, e.g. :meth:`Collective.pairs <collsched.collectives.Collective.pairs>`.
+        needed_by : str
+            Who needs the routes, for the message.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        PlatformError
+            If some ``dst`` is unreachable from its ``src`` (or either is not a host).
+
+        Examples
+        --------
+        >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))], name="split")
+        >>> p.check_reachable([("a", "b"), ("b", "a")])
+        >>> p.check_reachable([("a", "b"), ("c", "a")], needed_by="the gather")
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'split': host 'a' is unreachable from host 'c', which the gather needs (connect them or add a route)
+        """
         for a, b in pairs:
             if not self.has_route(a, b):
                 raise PlatformError(f"host {b!r} is unreachable from host {a!r}, which {needed_by} needs",
                                     where=f"platform {self._name!r}", fix="connect them or add a route")
 
     def latency(self, src: str, dst: str) -> float:
-        """Sum of link latencies along the route (0 from a host to itself)."""
+        """Sum of link latencies along the route (0 from a host to itself).
+
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+
+        Returns
+        -------
+        float
+            Seconds.
+
+        Raises
+        ------
+        PlatformError
+            As :meth:`route_hops`.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3, latency=1e-5)
+        >>> p.latency("h0", "h2"), p.latency("h1", "h1")
+        (2e-05, 0.0)
+        """
         return float(sum(self._links[link].latency for link in self.route(src, dst)))
 
     def bandwidth(self, src: str, dst: str) -> float:
-        """Bottleneck bandwidth along the route (``inf`` from a host to itself)."""
+        """Bottleneck bandwidth along the route (``inf`` from a host to itself).
+
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+
+        Returns
+        -------
+        float
+            Bytes per second: the smallest bandwidth of the route's links
+            (contention with other messages is not counted).
+
+        Raises
+        ------
+        PlatformError
+            As :meth:`route_hops`.
+
+        Examples
+        --------
+        >>> p = Platform([Node("a"), Node("b"), Node("s", kind="router")],
+        ...              [Link("la", 1e8, ends=("a", "s")), Link("lb", 5e7, ends=("s", "b"))])
+        >>> p.bandwidth("a", "b"), p.bandwidth("a", "a")
+        (50000000.0, inf)
+        """
         route = self.route(src, dst)
         return min((self._links[link].bandwidth for link in route), default=math.inf)
 
     def transfer_time(self, src: str, dst: str, size: float) -> float:
         """Linear α-β time of one message alone on the network: latency + size / bandwidth.
+
+        Parameters
+        ----------
+        src, dst : str
+            Host ids.
+        size : float
+            Bytes.
+
+        Returns
+        -------
+        float
+            Seconds; 0 from a host to itself.
+
+        Raises
+        ------
+        PlatformError
+            As :meth:`route_hops`.
 
         Examples
         --------
@@ -312,12 +563,57 @@ class Platform:
 
     # --- the matrix view ------------------------------------------------------------
     def latency_matrix(self, hosts: Sequence[str] | None = None) -> np.ndarray:
-        """Pairwise route latencies (s) between ``hosts`` (default: all, in rank order)."""
+        """Pairwise route latencies (s) between ``hosts`` (default: all, in rank order).
+
+        Parameters
+        ----------
+        hosts : sequence of str, optional
+            Rows and columns of the matrix; default :attr:`hosts`.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``m[i, j] = latency(hosts[i], hosts[j])``; 0 on the diagonal.
+
+        Raises
+        ------
+        PlatformError
+            If a pair has no route.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> topologies.star(3, latency=1e-5).latency_matrix(["h0", "h2"])
+        array([[0.e+00, 2.e-05],
+               [2.e-05, 0.e+00]])
+        """
         hosts = self._hosts if hosts is None else hosts
         return np.array([[self.latency(a, b) for b in hosts] for a in hosts], dtype=float)
 
     def bandwidth_matrix(self, hosts: Sequence[str] | None = None) -> np.ndarray:
-        """Pairwise bottleneck bandwidths (bytes/s); ``inf`` on the diagonal."""
+        """Pairwise bottleneck bandwidths (bytes/s); ``inf`` on the diagonal.
+
+        Parameters
+        ----------
+        hosts : sequence of str, optional
+            Rows and columns of the matrix; default :attr:`hosts`, in rank order.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``m[i, j] = bandwidth(hosts[i], hosts[j])``.
+
+        Raises
+        ------
+        PlatformError
+            If a pair has no route.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> topologies.star(2, bandwidth=1e8).bandwidth_matrix().tolist()
+        [[inf, 100000000.0], [100000000.0, inf]]
+        """
         hosts = self._hosts if hosts is None else hosts
         return np.array([[self.bandwidth(a, b) for b in hosts] for a in hosts], dtype=float)
 
@@ -332,6 +628,11 @@ class Platform:
         each routed pair is an edge with the route's bottleneck bandwidth and
         latency sum. Edge attributes: ``bandwidth``, ``latency``, ``cost``
         (seconds per byte, ``1/bandwidth``) and ``links`` (tuple of link ids).
+
+        Returns
+        -------
+        networkx.DiGraph
+            A copy the caller may modify.
 
         Examples
         --------

@@ -40,15 +40,97 @@ __all__ = ["Routing", "ShortestPath", "RouteTable", "ECube"]
 
 
 class Routing(ABC):
-    """A static routing scheme."""
+    """A static routing scheme.
+
+    A :class:`~collsched.platform.Platform` calls :meth:`bind` once when it
+    is built, then :meth:`route` once per host pair it is asked about, and
+    caches the answer. A scheme is an immutable value: it compares equal to
+    another with the same parameters (platforms compare their routings), and
+    keeps whatever it derives from a platform in that platform, not in itself,
+    so one scheme may serve several platforms.
+
+    Examples
+    --------
+    A scheme that only lets hosts joined by one link talk:
+
+    >>> from collsched.platform import Link, Node, Platform
+    >>> class OneHop(Routing):
+    ...     def bind(self, platform):
+    ...         pass
+    ...     def route(self, platform, src, dst):
+    ...         hops = [(link.id, link.ends[0] == src) for n, link in platform.neighbours(src) if n == dst]
+    ...         return tuple(hops[:1]) or None
+    >>> p = Platform([Node("a"), Node("b"), Node("c")],
+    ...              [Link("ab", 1e9, ends=("a", "b")), Link("bc", 1e9, ends=("b", "c"))], OneHop())
+    >>> p.route_hops("b", "a"), p.has_route("a", "c")
+    ((('ab', False),), False)
+    """
 
     @abstractmethod
     def bind(self, platform: Platform) -> None:
-        """Check the scheme against ``platform``; raise :class:`PlatformError` if it cannot work."""
+        """Check the scheme against ``platform``; raise :class:`PlatformError` if it cannot work.
+
+        Called by the :class:`~collsched.platform.Platform` constructor, once,
+        after the nodes and links are checked; a scheme that precomputes
+        something stores it in the platform here.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform being built (its nodes, links and hosts are final).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        PlatformError
+            If the scheme cannot route on ``platform`` (then the platform is not built).
+
+        Examples
+        --------
+        Shortest paths need every link to have ends:
+
+        >>> from collsched.platform import Link, Node, Platform
+        >>> Platform([Node("a"), Node("b")], [Link("x", 1e9)], ShortestPath())
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': link 'x' has no ends, so shortest-path routing cannot use it (give its ends or use a route table)
+        >>> Platform([Node("a"), Node("b")], [Link("x", 1e9)], RouteTable({("a", "b"): ["x"]})).route("b", "a")
+        ('x',)
+        """
 
     @abstractmethod
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
-        """Hops from host ``src`` to host ``dst`` (distinct), or None if unreachable."""
+        """Hops from host ``src`` to host ``dst`` (distinct), or None if unreachable.
+
+        Call :meth:`Platform.route_hops <collsched.platform.Platform.route_hops>`
+        rather than this: it checks the hosts, handles ``src == dst``, caches
+        the route and raises on an unreachable pair.
+
+        Parameters
+        ----------
+        platform : Platform
+            A platform this scheme is bound to.
+        src, dst : str
+            Distinct hosts of ``platform``.
+
+        Returns
+        -------
+        tuple of (str, bool) or None
+            ``(link id, forward)`` hops in path order, or None if ``dst``
+            cannot be reached from ``src``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.hypercube(2)
+        >>> p.routing.route(p, "h0", "h3")
+        (('e0-1', True), ('e1-3', True))
+        >>> p.routing.route(p, "h3", "h0")
+        (('e2-3', False), ('e0-2', False))
+        """
 
 
 def _hop_between(platform: Platform, u: str, v: str) -> Hop | None:
@@ -77,6 +159,19 @@ class ShortestPath(Routing):
     result depends only on the platform, never on hashing or timing. Routes
     pass through routers and hosts alike. One Dijkstra per source host,
     computed on first use and cached: O(E log V) per source.
+
+    Examples
+    --------
+    >>> from collsched.platform import Link, Node, Platform
+    >>> nodes = [Node("a"), Node("b"), Node("c")]
+    >>> links = [Link("ab", 1e9, ends=("a", "b")), Link("bc", 1e9, ends=("b", "c")),
+    ...          Link("ac", 1e9, latency=1.0, ends=("a", "c"))]
+    >>> Platform(nodes, links, ShortestPath("hops")).route("a", "c")
+    ('ac',)
+    >>> Platform(nodes, links, ShortestPath("latency")).route("a", "c")
+    ('ab', 'bc')
+    >>> ShortestPath("hops") == ShortestPath()
+    True
     """
 
     metric: str = "hops"
@@ -86,15 +181,75 @@ class ShortestPath(Routing):
             raise PlatformError(f"unknown shortest-path metric {self.metric!r}", fix="use 'hops' or 'latency'")
 
     def bind(self, platform: Platform) -> None:
+        """Check that every link of ``platform`` has ends (routes are searched over them).
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform being built.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        PlatformError
+            Naming the first link without ends.
+
+        Examples
+        --------
+        >>> from collsched.platform import Link, Node, Platform
+        >>> Platform([Node("a"), Node("b")], [Link("ab", 1e9, ends=("a", "b")), Link("x", 1e9)])
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': link 'x' has no ends, so shortest-path routing cannot use it (give its ends or use a route table)
+        """
         unbound = [link.id for link in platform.links.values() if link.ends is None]
         if unbound:
             raise PlatformError(f"link {unbound[0]!r} has no ends, so shortest-path routing cannot use it",
                                 where=f"platform {platform.name!r}", fix="give its ends or use a route table")
 
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
-        tree = _shortest_path_trees(platform).get(src)
+        """The shortest route from ``src`` to ``dst``, ties broken as the class Notes say.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform this scheme is bound to (its routing).
+        src, dst : str
+            Distinct hosts.
+
+        Returns
+        -------
+        tuple of (str, bool) or None
+            ``(link id, forward)`` hops, or None if ``dst`` is unreachable.
+
+        Notes
+        -----
+        The shortest-path tree of ``src`` is computed on first use and kept in
+        the platform, whatever the metric; call this only with the
+        platform's own routing (or use :meth:`Platform.route_hops
+        <collsched.platform.Platform.route_hops>`).
+
+        Examples
+        --------
+        Hop count ties: ``h0`` reaches ``h3`` in two hops either way round the
+        square, and the route through the earlier-declared node ``h1`` wins:
+
+        >>> from collsched.platform import Link, Node, Platform
+        >>> p = Platform([Node(f"h{i}") for i in range(4)],
+        ...              [Link("01", 1e9, ends=("h0", "h1")), Link("02", 1e9, ends=("h0", "h2")),
+        ...               Link("13", 1e9, ends=("h1", "h3")), Link("23", 1e9, ends=("h2", "h3"))])
+        >>> p.routing.route(p, "h0", "h3")
+        (('01', True), ('13', True))
+        >>> p.routing.route(p, "h3", "h0")
+        (('13', False), ('01', False))
+        """
+        trees = _shortest_path_trees(platform)
+        tree = trees.get((self.metric, src))
         if tree is None:
-            tree = _shortest_path_trees(platform)[src] = self._tree(platform, src)
+            tree = trees[(self.metric, src)] = self._tree(platform, src)
         if dst not in tree:
             return None
         hops: list[Hop] = []
@@ -150,6 +305,24 @@ class RouteTable(Routing):
         reverse of ``(src, dst)``.
     fallback : Routing, optional
         Used for pairs the table does not list (e.g. ShortestPath()).
+
+    Examples
+    --------
+    Links without ends, as in a SimGrid ``Full`` zone:
+
+    >>> from collsched.platform import Link, Node, Platform
+    >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("x", 1e9), Link("y", 1e9)],
+    ...              RouteTable({("a", "b"): ["x"], ("a", "c"): ["x", "y"]}))
+    >>> p.route("c", "a"), p.has_route("b", "c")
+    (('y', 'x'), False)
+
+    A table that overrides one pair, shortest paths elsewhere:
+
+    >>> nodes = [Node("a"), Node("b"), Node("c")]
+    >>> links = [Link("ab", 1e9, ends=("a", "b")), Link("bc", 1e9, ends=("b", "c")), Link("ac", 1e9, ends=("a", "c"))]
+    >>> p = Platform(nodes, links, RouteTable({("a", "c"): ["ab", "bc"]}, symmetric=False, fallback=ShortestPath()))
+    >>> p.route("a", "c"), p.route("c", "a")
+    (('ab', 'bc'), ('ac',))
     """
 
     routes: Mapping[tuple[str, str], Sequence] = field(default_factory=dict)
@@ -163,6 +336,39 @@ class RouteTable(Routing):
                 and _normal(self.routes) == _normal(other.routes))
 
     def bind(self, platform: Platform) -> None:
+        """Resolve every route of the table to hops, check it, and bind the fallback.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform being built; the resolved hops are stored in it.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        PlatformError
+            If a route names an unknown node or link, starts or ends at a
+            router, is empty, uses a directed link backwards, or its links
+            with ends do not form a path from ``src`` to ``dst``; or if the
+            fallback cannot bind.
+
+        Examples
+        --------
+        >>> from collsched.platform import Link, Node, Platform
+        >>> nodes = [Node("a"), Node("b"), Node("c")]
+        >>> links = [Link("ab", 1e9, ends=("a", "b")), Link("bc", 1e9, ends=("b", "c"))]
+        >>> Platform(nodes, links, RouteTable({("a", "c"): ["bc", "ab"]}))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': route a->c: link 'bc' does not start at 'a' (list the links in path order)
+        >>> Platform(nodes, links, RouteTable({("a", "c"): ["ab"]}))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': route a->c ends at 'b', not at 'c'
+        """
         hops: dict[tuple[str, str], tuple[Hop, ...]] = {}
         for (src, dst), route in self.routes.items():
             where = f"route {src}->{dst}"
@@ -175,6 +381,8 @@ class RouteTable(Routing):
         if self.symmetric:
             for (src, dst), route in list(hops.items()):
                 if (dst, src) not in hops:
+                    if any(platform.links[link].directed for link, _ in route):
+                        continue  # a directed link cannot carry the way back; that pair needs its own route
                     hops[(dst, src)] = tuple((link, not fwd) for link, fwd in reversed(route))
         # resolved hops belong to the platform (one table may serve several platforms)
         platform.__dict__.setdefault("_table_hops", {})[id(self)] = MappingProxyType(hops)
@@ -182,6 +390,31 @@ class RouteTable(Routing):
             self.fallback.bind(platform)
 
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...] | None:
+        """The table's route (or its reverse, if symmetric), else the fallback's, else None.
+
+        Parameters
+        ----------
+        platform : Platform
+            A platform this table is bound to.
+        src, dst : str
+            Distinct hosts.
+
+        Returns
+        -------
+        tuple of (str, bool) or None
+            ``(link id, forward)`` hops; a reversed route runs the links in
+            reverse order, each in the other direction.
+
+        Examples
+        --------
+        >>> from collsched.platform import Link, Node, Platform
+        >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("x", 1e9), Link("y", 1e9)],
+        ...              RouteTable({("a", "c"): ["x", ("y", False)]}))
+        >>> p.routing.route(p, "a", "c"), p.routing.route(p, "c", "a")
+        ((('x', True), ('y', False)), (('y', True), ('x', False)))
+        >>> p.routing.route(p, "a", "b") is None
+        True
+        """
         hops = platform.__dict__["_table_hops"][id(self)].get((src, dst))
         if hops is None and self.fallback is not None:
             return self.fallback.route(platform, src, dst)
@@ -240,6 +473,15 @@ class ECube(Routing):
     From ``a`` to ``b``, the bits where the addresses differ are corrected one
     at a time from the lowest dimension to the highest; each hop uses the link
     between the two neighbouring nodes (Ranka and Wang 1993, Section 2).
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> p = topologies.hypercube(3)
+    >>> p.routing == ECube({f"h{i}": i for i in range(8)})
+    True
+    >>> p.route("h5", "h2")
+    ('e4-5', 'e4-6', 'e2-6')
     """
 
     address: Mapping[str, int] = field(default_factory=dict)
@@ -251,6 +493,36 @@ class ECube(Routing):
         return isinstance(other, ECube) and dict(self.address) == dict(other.address)
 
     def bind(self, platform: Platform) -> None:
+        """Check that the addresses form a hypercube of ``platform``'s links and cover every host.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform being built.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        PlatformError
+            If the number of addressed nodes is not a power of two, the
+            addresses are not ``0 .. 2**d - 1`` each once, an addressed node
+            is unknown, two nodes one bit apart have no link, or a host has
+            no address.
+
+        Examples
+        --------
+        >>> from collsched.platform import Link, Node, Platform
+        >>> nodes = [Node("a"), Node("b"), Node("c"), Node("d")]
+        >>> links = [Link("ab", 1e9, ends=("a", "b")), Link("cd", 1e9, ends=("c", "d")),
+        ...          Link("ac", 1e9, ends=("a", "c"))]
+        >>> Platform(nodes, links, ECube({"a": 0, "b": 1, "c": 2, "d": 3}))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': e-cube: no link from 'b' to 'd' (a hypercube links nodes one bit apart)
+        """
         size = len(self.address)
         if size == 0 or size & (size - 1):
             raise PlatformError(f"e-cube routing needs 2**d addressed nodes, got {size}")
@@ -271,6 +543,27 @@ class ECube(Routing):
                 raise PlatformError(f"host {h!r} has no e-cube address")
 
     def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...]:
+        """Correct the differing address bits of ``src`` and ``dst``, lowest first.
+
+        Parameters
+        ----------
+        platform : Platform
+            A platform this scheme is bound to.
+        src, dst : str
+            Distinct hosts.
+
+        Returns
+        -------
+        tuple of (str, bool)
+            One hop per differing bit (a hypercube is connected, so never None).
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.hypercube(3)
+        >>> p.routing.route(p, "h0", "h6")
+        (('e0-2', True), ('e2-6', True))
+        """
         a, b = self.address[src], self.address[dst]
         hops = []
         bit = 1

@@ -28,7 +28,21 @@ METRICS = ("makespan", "throughput")
 
 
 class Status(str, enum.Enum):
-    """How good a result is known to be (scipy ``milp`` style)."""
+    """How good a result is known to be (scipy ``milp`` style).
+
+    Members: ``OPTIMAL`` (proved optimal for its model), ``FEASIBLE`` (valid,
+    optimality unknown), ``LIMIT`` (a search stopped at a time or node limit
+    with the best result so far), ``INFEASIBLE`` (no result exists) and
+    ``ERROR`` (the solver failed). A member is also its string value, as
+    files store it.
+
+    Examples
+    --------
+    >>> Status("optimal") is Status.OPTIMAL
+    True
+    >>> Status.LIMIT == "limit", [s.value for s in Status]
+    (True, ['optimal', 'feasible', 'limit', 'infeasible', 'error'])
+    """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
@@ -49,6 +63,21 @@ class Bound:
     metric : {"makespan", "throughput"}
     name : str
         What the bound is (e.g. "largest per-node send sum").
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` is not one of :data:`METRICS`.
+
+    Examples
+    --------
+    >>> b = Bound(2.0, "makespan", "largest send sum")
+    >>> b.value, b.metric
+    (2.0, 'makespan')
+    >>> Bound(1.0, "latency", "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: bound metric 'latency' is not one of ('makespan', 'throughput')
     """
 
     value: float | Fraction
@@ -60,7 +89,27 @@ class Bound:
             raise ValueError(f"bound metric {self.metric!r} is not one of {METRICS}")
 
     def gap(self, achieved: float) -> float:
-        """Relative distance of ``achieved`` from the bound (0 means the bound is reached)."""
+        """Relative distance of ``achieved`` from the bound (0 means the bound is reached).
+
+        Parameters
+        ----------
+        achieved : float
+            The makespan (s) or throughput (operations/s) a schedule achieves.
+
+        Returns
+        -------
+        float
+            ``achieved / value - 1`` for a makespan, ``value / achieved - 1``
+            for a throughput: how much worse than the bound, as a fraction
+            (never negative when the bound is valid).
+
+        Examples
+        --------
+        >>> Bound(2.0, "makespan", "largest send sum").gap(3.0)
+        0.5
+        >>> Bound(10, "throughput", "LP optimum").gap(10)
+        0.0
+        """
         if self.metric == "makespan":
             return float(achieved) / float(self.value) - 1.0
         return float(self.value) / float(achieved) - 1.0
@@ -86,6 +135,15 @@ class Schedule:
         OPTIMAL when proved optimal for its model, else FEASIBLE (or LIMIT when a search stopped early).
     message : str
         The planner's or solver's own words.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> s = cs.plan(cs.topologies.star(3), cs.Gather(sources=["h1", "h2"], target="h0", size=1e3))
+    >>> isinstance(s, Schedule), s.shape, s.algorithm, s.status
+    (True, 'tree', 'binomial', <Status.FEASIBLE: 'feasible'>)
+    >>> s.bound is None, dict(s.params), s.message
+    (True, {}, '')
     """
 
     shape: ClassVar[str]
@@ -100,5 +158,41 @@ class Schedule:
         object.__setattr__(self, "status", Status(self.status))
 
     def lower(self, platform: Platform, collective: Collective, **options) -> Program:
-        """The program that executes this schedule for ``collective`` on ``platform``."""
+        """The program that executes this schedule for ``collective`` on ``platform``.
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the program's ranks, in rank order.
+        collective : Collective
+            The collective the schedule was planned for (a series lowers
+            every instance).
+        **options
+            Shape-specific lowering options, e.g. ``sync`` of
+            :meth:`StepSchedule.lower <collsched.schedules.StepSchedule.lower>`.
+
+        Returns
+        -------
+        Program
+            Check it with :func:`collsched.validate`.
+
+        Raises
+        ------
+        ScheduleError
+            If the schedule cannot carry the collective (wrong root, a host
+            it does not reach, a kind the shape cannot lower).
+        CollectiveError
+            If a transfer names a message the collective does not have.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3)
+        >>> c = cs.Broadcast(source="h0", targets=p.hosts, size=1e3)
+        >>> prog = cs.plan(p, c, algorithm="linear").lower(p, c)
+        >>> prog
+        <Program 'linear': 3 ranks, 4 ops, 2 messages>
+        >>> prog.op(2)
+        Op(2: h0 send msg 1 to h2 1000B [m[0→*]@0[0:1]] after (0,))
+        """
         raise NotImplementedError  # pragma: no cover - every shape overrides it

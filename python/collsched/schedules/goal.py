@@ -112,6 +112,21 @@ def program_to_goal(p: Program, *, speed: float | Mapping[str, float] = 1e9) -> 
 def save_goal(p: Program, path: str | os.PathLike, *, speed: float | Mapping[str, float] = 1e9) -> None:
     """Write :func:`program_to_goal` of ``p`` to ``path`` atomically.
 
+    Parameters
+    ----------
+    p : Program
+    path : str or path-like
+        The file to create or replace (conventionally ``.goal``).
+    speed : float or mapping, keyword-only
+        As for :func:`program_to_goal`.
+
+    Raises
+    ------
+    ValueError, ScheduleError
+        As :func:`program_to_goal`.
+    FormatError
+        If the file cannot be written (it is then untouched).
+
     Examples
     --------
     >>> import os, tempfile

@@ -208,6 +208,16 @@ _SHAPE_FIELDS = {shape: tuple(write(cls())) for shape, (cls, write, _, _) in _SH
 def schedule_to_dict(s: Schedule) -> dict[str, Any]:
     """The ``schedule`` object of a document (see the module docstring).
 
+    Parameters
+    ----------
+    s : Schedule
+        Any of the four shapes.
+
+    Returns
+    -------
+    dict
+        JSON-ready fields: ``shape``, the common fields, then the shape's own.
+
     Raises
     ------
     FormatError
@@ -229,6 +239,20 @@ def schedule_to_dict(s: Schedule) -> dict[str, Any]:
 def schedule_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>", *,
                        shapes: tuple[str, ...] = tuple(_SHAPES)) -> Schedule:
     """The schedule described by ``obj``, a ``schedule`` object located at ``where``.
+
+    Parameters
+    ----------
+    obj : mapping
+        A ``schedule`` object (parsed JSON).
+    where : Where or str
+        Its location, for error messages.
+    shapes : tuple of str
+        The shapes accepted (default: all four).
+
+    Returns
+    -------
+    Schedule
+        Of the class its ``shape`` names.
 
     Raises
     ------
@@ -267,6 +291,15 @@ def schedule_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>", 
 def schedule_to_json(s: Schedule) -> str:
     """The schedule as a native JSON document (see the module docstring).
 
+    Parameters
+    ----------
+    s : Schedule
+
+    Returns
+    -------
+    str
+        The document, ending with a newline.
+
     Examples
     --------
     >>> print(schedule_to_json(TreeSchedule(root="h0", children={"h0": ("h1",)}, algorithm="linear")), end="")
@@ -295,6 +328,22 @@ def schedule_to_json(s: Schedule) -> str:
 def schedule_from_json(text: str, *, where: str = "<string>") -> Schedule:
     """Read a schedule document; errors are one line naming ``where`` and the JSON path.
 
+    Parameters
+    ----------
+    text : str
+        The document.
+    where : str
+        Where it comes from (a file name), for error messages.
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    FormatError
+        Malformed JSON, another kind of document, or a bad field.
+
     Examples
     --------
     >>> schedule_from_json('{"format": "collsched", "version": 1, "kind": "schedule", "schedule": '
@@ -311,6 +360,20 @@ def schedule_from_json(text: str, *, where: str = "<string>") -> Schedule:
 def load_schedule(path: str | os.PathLike) -> Schedule:
     """Read a schedule document from a file (see :func:`schedule_from_json`).
 
+    Parameters
+    ----------
+    path : str or path-like
+        A native schedule document.
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    FormatError
+        If the file cannot be read or is not a valid schedule document.
+
     Examples
     --------
     >>> import os, tempfile
@@ -325,6 +388,17 @@ def load_schedule(path: str | os.PathLike) -> Schedule:
 def save_schedule(s: Schedule, path: str | os.PathLike) -> None:
     """Write a schedule document to ``path`` atomically.
 
+    Parameters
+    ----------
+    s : Schedule
+    path : str or path-like
+        The file to create or replace.
+
+    Raises
+    ------
+    FormatError
+        If the file cannot be written (it is then untouched), or a param has no exact JSON form.
+
     Examples
     --------
     >>> import os, tempfile
@@ -338,6 +412,16 @@ def save_schedule(s: Schedule, path: str | os.PathLike) -> None:
 
 def load_program_or_schedule(path: str | os.PathLike) -> Schedule | Program:
     """Read a schedule or a program file, whichever it holds.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A native schedule or program document.
+
+    Returns
+    -------
+    Schedule or Program
+        Whichever the document's ``kind`` says.
 
     Raises
     ------

@@ -41,6 +41,21 @@ class OrderSchedule(Schedule):
     ----------
     orders : mapping
         ``sender -> tuple of destinations`` (or of ``(destination, instance)`` pairs for series).
+
+    Raises
+    ------
+    ScheduleError
+        If a sender sends to itself.
+
+    Examples
+    --------
+    Instance 0 is written as a plain destination, other instances as pairs:
+
+    >>> s = OrderSchedule(orders={"h0": ["h1", ("h1", 1)], "h1": [("h0", 0), ("h0", 1)]})
+    >>> dict(s.orders)
+    {'h0': ('h1', ('h1', 1)), 'h1': ('h0', ('h0', 1))}
+    >>> s.n_transfers
+    4
     """
 
     orders: Mapping[str, tuple] = field(default_factory=dict)
@@ -68,7 +83,24 @@ class OrderSchedule(Schedule):
     __hash__ = None  # type: ignore[assignment]
 
     def transfers(self, sender: str) -> list[Transfer]:
-        """The transfers of one sender, in order."""
+        """The transfers of one sender, in order.
+
+        Parameters
+        ----------
+        sender : str
+            A host; one with no order sends nothing.
+
+        Returns
+        -------
+        list of Transfer
+            Direct messages of the collective, instance 0 unless the order says otherwise.
+
+        Examples
+        --------
+        >>> s = OrderSchedule(orders={"h0": ["h2", ("h1", 3)]})
+        >>> [(t.dst, t.inst) for t in s.transfers("h0")], s.transfers("h1")
+        ([('h2', 0), ('h1', 3)], [])
+        """
         return [Transfer(sender, d) if isinstance(d, str) else Transfer(sender, d[0], inst=d[1])
                 for d in self.orders.get(sender, ())]
 
@@ -77,7 +109,37 @@ class OrderSchedule(Schedule):
         return sum(len(v) for v in self.orders.values())
 
     def lower(self, platform, collective) -> Program:
-        """Sends in order per sender; receives posted at once."""
+        """Sends in order per sender; receives posted at once.
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the ranks.
+        collective : Collective
+            An all-to-all, all-to-many or any collective with direct messages
+            (a series, for orders that name instances).
+
+        Returns
+        -------
+        Program
+            Each send waits for the sender's previous send only; receives wait
+            for nothing but their message.
+
+        Raises
+        ------
+        CollectiveError
+            If an order names a message the collective does not have.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3)
+        >>> c = cs.AllToAll(senders=["h0", "h1"], size=10)
+        >>> prog = OrderSchedule(orders={"h0": ["h1"], "h1": ["h0"]}).lower(p, c)
+        >>> [op.kind for op in prog], prog.ops_of("h0").tolist()
+        (['send', 'recv', 'send', 'recv'], [0, 3])
+        >>> cs.validate(p, c, prog)
+        """
         b = ProgramBuilder(platform.hosts, name=self.algorithm)
         for sender in self.orders:
             last: list[int] = []

@@ -61,7 +61,26 @@ def _pieces(items) -> tuple[Piece | Value, ...]:
 
 @dataclass(frozen=True)
 class PeriodicTransfer:
-    """A message of the pattern: ``src`` sends ``pieces`` (``size`` bytes) to ``dst``."""
+    """A message of the pattern: ``src`` sends ``pieces`` (``size`` bytes) to ``dst``.
+
+    Parameters
+    ----------
+    src, dst : str
+        Hosts.
+    pieces : sequence of Value or Piece
+        What the message carries, instances relative to the period (see the
+        module docstring); plain 4-tuples are read as values.
+    size : float
+        Bytes of the message (the validator checks it against the pieces).
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> PeriodicTransfer("h1", "h2", [(0, -1, 0, 2)], 1e3)
+    PeriodicTransfer(src='h1', dst='h2', pieces=(m[0→2]@-1,), size=1000.0)
+    >>> PeriodicTransfer("h1", "h2", [(0, -1, 0, 2)], 1e3) == PeriodicTransfer("h1", "h2", [block(-1, 0, 2)], 1e3)
+    True
+    """
 
     src: str
     dst: str
@@ -74,7 +93,38 @@ class PeriodicTransfer:
 
 @dataclass(frozen=True)
 class PeriodicTask:
-    """A computation of the pattern: ``node`` combines ``inputs`` into ``output`` (``cost`` flop)."""
+    """A computation of the pattern: ``node`` combines ``inputs`` into ``output`` (``cost`` flop).
+
+    Parameters
+    ----------
+    node : str
+        The host that computes.
+    inputs : sequence of Value or Piece
+        Adjacent partial results, in operand order.
+    output : Value or Piece
+        Their combination.
+    cost : float
+        Flop (the validator checks it against the reduce's task costs).
+
+    Examples
+    --------
+    A two-host reduce, one operation per period: ``h1`` sends its operand,
+    ``h0`` combines it with its own.
+
+    >>> from fractions import Fraction
+    >>> import collsched as cs
+    >>> from collsched.schedules.values import partial
+    >>> task = PeriodicTask("h0", [partial(0, 0, 0), partial(0, 1, 1)], partial(0, 0, 1), 100)
+    >>> send = PeriodicTransfer("h1", "h0", [partial(0, 1, 1)], 8)
+    >>> s = PeriodicSchedule(throughput=10**4, period=Fraction(1, 10**4),
+    ...                      slots=[Slot(Fraction(1, 10**4), [send], [task])])
+    >>> p = cs.topologies.star(2)
+    >>> c = cs.Series(cs.Reduce(participants=["h0", "h1"], target="h0", size=8, task_cost=100), count=3)
+    >>> prog = s.lower(p, c)
+    >>> prog.op(2)
+    Op(2: h0 compute 100 [v[0..0]@0[0:1], v[1..1]@0[0:1] -> v[0..1]@0[0:1]] after (1,))
+    >>> cs.validate(p, c, prog)
+    """
 
     node: str
     inputs: tuple[Piece | Value, ...]
@@ -88,7 +138,22 @@ class PeriodicTask:
 
 @dataclass(frozen=True)
 class Slot:
-    """A weighted matching: transfers (and computations) that run together for ``duration`` seconds."""
+    """A weighted matching: transfers (and computations) that run together for ``duration`` seconds.
+
+    Parameters
+    ----------
+    duration : Fraction, int or str
+        Seconds, exact (anything :class:`fractions.Fraction` accepts).
+    transfers : sequence of PeriodicTransfer
+    tasks : sequence of PeriodicTask
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> slot = Slot("1/1000", [PeriodicTransfer("h0", "h1", [block(0, 0, 1)], 1e3)])
+    >>> slot.duration, len(slot.transfers), slot.tasks
+    (Fraction(1, 1000), 1, ())
+    """
 
     duration: Fraction
     transfers: tuple[PeriodicTransfer, ...] = ()
@@ -122,6 +187,24 @@ class PeriodicSchedule(Schedule):
         Initialisation and clean-up phases (absolute instance numbers).
     denominator : int
         Unit of pieces.
+
+    Raises
+    ------
+    ScheduleError
+        If the period is not positive, the throughput is negative,
+        ``ops_per_period`` is not an integer >= 1, or the slots of one period
+        last longer than the period.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> s = PeriodicSchedule(throughput=1000, period="1/1000", slots=[Slot("1/2000")])
+    >>> s.throughput, s.period, s.shape
+    (Fraction(1000, 1), Fraction(1, 1000), 'periodic')
+    >>> PeriodicSchedule(period=Fraction(1, 1000), slots=[Slot(Fraction(1, 100))])
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: the slots of one period last 1/100, more than the period 1/1000
     """
 
     throughput: Fraction = Fraction(0)
@@ -163,17 +246,98 @@ class PeriodicSchedule(Schedule):
     __hash__ = None  # type: ignore[assignment]
 
     def lag(self) -> int:
-        """How many periods the deepest piece of the pattern trails its instance's first period."""
+        """How many periods the deepest piece of the pattern trails its instance's first period.
+
+        Returns
+        -------
+        int
+            ``max(-(t // ops_per_period))`` over the relative instances ``t``
+            of the pattern's pieces, at least 0: the extra periods the
+            pipeline needs to drain.
+
+        Examples
+        --------
+        A relay that forwards in period ``p`` what it received in ``p - 1``:
+
+        >>> from fractions import Fraction
+        >>> from collsched.schedules.values import block
+        >>> hop1 = PeriodicTransfer("h0", "h1", [block(0, 0, 2)], 1e3)
+        >>> hop2 = PeriodicTransfer("h1", "h2", [block(-1, 0, 2)], 1e3)
+        >>> s = PeriodicSchedule(throughput=1000, period=Fraction(1, 1000),
+        ...                      slots=[Slot(Fraction(1, 1000), [hop1, hop2])])
+        >>> s.lag()
+        1
+        >>> PeriodicSchedule(slots=[Slot(1, [hop1])]).lag()
+        0
+        """
         q = self.ops_per_period
         insts = [as_piece(x, 1).value.inst for s in self.slots for x in _slot_pieces(s)]
         return max((-(i // q) for i in insts), default=0)
 
     def periods_for(self, count: int) -> int:
-        """Periods the lowering runs for ``count`` operations."""
+        """Periods the lowering runs for ``count`` operations.
+
+        Parameters
+        ----------
+        count : int
+            Operations of the series.
+
+        Returns
+        -------
+        int
+            ``ceil(count / ops_per_period) + lag()``.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from collsched.schedules.values import block
+        >>> hop1 = PeriodicTransfer("h0", "h1", [block(0, 0, 2)], 1e3)
+        >>> hop2 = PeriodicTransfer("h1", "h2", [block(-1, 0, 2)], 1e3)
+        >>> slot = Slot(Fraction(1, 1000), [hop1, hop2])
+        >>> PeriodicSchedule(period=Fraction(1, 1000), slots=[slot]).periods_for(5)
+        6
+        >>> PeriodicSchedule(period=Fraction(1, 1000), ops_per_period=2, slots=[slot]).periods_for(5)
+        4
+        """
         return math.ceil(count / self.ops_per_period) + self.lag()
 
     def lower(self, platform, collective) -> Program:
-        """The program of ``collective.count`` operations: init, periods, clean-up."""
+        """The program of ``collective.count`` operations: init, periods, clean-up.
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the ranks.
+        collective : Collective
+            Usually a :class:`~collsched.collectives.Series`; its ``count``
+            sets how many operations run.
+
+        Returns
+        -------
+        Program
+            :meth:`periods_for` periods of the pattern between the init and
+            clean-up slots; transfers and tasks of instances outside
+            ``0 .. count - 1`` are left out.
+
+        Examples
+        --------
+        The relay of the module docstring, for 5 operations: 6 periods, the
+        first without a forward and the last without a new message.
+
+        >>> from fractions import Fraction
+        >>> import collsched as cs
+        >>> from collsched.schedules.values import block
+        >>> hop1 = PeriodicTransfer("h0", "h1", [block(0, 0, 2)], 1e3)
+        >>> hop2 = PeriodicTransfer("h1", "h2", [block(-1, 0, 2)], 1e3)
+        >>> s = PeriodicSchedule(throughput=1000, period=Fraction(1, 1000),
+        ...                      slots=[Slot(Fraction(1, 1000), [hop1, hop2])])
+        >>> p = cs.topologies.star(3)
+        >>> c = cs.Series(cs.Scatter(source="h0", targets=["h2"], size=1e3), count=5)
+        >>> prog = s.lower(p, c)
+        >>> [op.kind for op in map(prog.op, prog.ops_of("h1"))][:4]
+        ['recv', 'recv', 'send', 'recv']
+        >>> cs.validate(p, c, prog)
+        """
         count = collective.count
         b = ProgramBuilder(platform.hosts, denominator=self.denominator, name=self.algorithm)
         done: dict[str, list[int]] = {}

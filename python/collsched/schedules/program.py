@@ -59,7 +59,37 @@ PREVIOUS = _Previous()
 
 
 class Op(NamedTuple):
-    """One operation, as read back from a :class:`Program`."""
+    """One operation, as read back from a :class:`Program`.
+
+    Attributes
+    ----------
+    index : int
+        Operation id (its position in the program).
+    rank : str
+        The node that runs it.
+    kind : {"send", "recv", "compute"}
+    peer : str or None
+        The other end of a send or recv; None for a compute.
+    msg : int
+        Message id of a send or recv; -1 for a compute.
+    size : float
+        Bytes (send, recv) or flop (compute).
+    pieces : tuple of Piece
+        What a send carries; a compute's inputs then its output; empty for a recv.
+    after : tuple of int
+        Ids of the operations of the same rank it waits for.
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> b = ProgramBuilder(["a", "b"])
+    >>> _ = b.send("a", "b", [block(0, 0, 1)], size=1e3)
+    >>> op = b.build().op(1)
+    >>> op
+    Op(1: b recv msg 0 from a 1000B after ())
+    >>> op.kind, op.peer, op.msg, op.size
+    ('recv', 'a', 0, 1000.0)
+    """
 
     index: int
     rank: str
@@ -106,6 +136,25 @@ class Program:
         CSR lists of pieces, rows ``(kind, inst, a, b, start, end)``; a recv has none.
     name : str
         What made it (an algorithm name), for display.
+
+    Notes
+    -----
+    Iterating over a program yields its operations as :class:`Op`, in id order.
+    ``n_ops``, ``n_messages``, ``n_data_messages`` and ``bytes_sent``
+    summarise it. Two programs are equal when all their columns are.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.Scatter(source="h0", targets=p.hosts, size=1e3)
+    >>> prog = cs.plan(p, c, algorithm="binomial").lower(p, c)
+    >>> prog
+    <Program 'binomial': 4 ranks, 6 ops, 3 messages>
+    >>> prog.bytes_sent, prog.ranks
+    (4000.0, ('h0', 'h1', 'h2', 'h3'))
+    >>> [op.kind for op in prog]
+    ['send', 'recv', 'send', 'recv', 'send', 'recv']
     """
 
     ranks: tuple[str, ...]
@@ -130,12 +179,68 @@ class Program:
         return int(np.count_nonzero(self.op_kind == SEND))
 
     def ops_of(self, rank: str | int) -> np.ndarray:
-        """Indices of the operations of ``rank``, in program order."""
-        r = rank if isinstance(rank, (int, np.integer)) else self.ranks.index(rank)
+        """Indices of the operations of ``rank``, in program order.
+
+        Parameters
+        ----------
+        rank : str or int
+            A rank's node id, or its index in :attr:`ranks`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Operation ids (int64), increasing.
+
+        Raises
+        ------
+        ScheduleError
+            If ``rank`` is a name that is not a rank of the program.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import block
+        >>> b = ProgramBuilder(["a", "b", "c"])
+        >>> _ = b.send("a", "b", [block(0, 0, 1)], size=1e3)
+        >>> _ = b.send("a", "c", [block(0, 0, 2)], size=1e3)
+        >>> prog = b.build()
+        >>> prog.ops_of("a").tolist(), prog.ops_of(2).tolist()
+        ([0, 2], [3])
+        """
+        if isinstance(rank, (int, np.integer)):
+            r = rank
+        elif rank in self.ranks:
+            r = self.ranks.index(rank)
+        else:
+            raise ScheduleError(f"{rank!r} is not a rank of program {self.name!r}")
         return np.flatnonzero(self.op_rank == r)
 
     def op(self, i: int) -> Op:
-        """Operation ``i`` as a readable :class:`Op`."""
+        """Operation ``i`` as a readable :class:`Op`.
+
+        Parameters
+        ----------
+        i : int
+            An operation id, ``0 .. n_ops - 1``.
+
+        Returns
+        -------
+        Op
+            The operation with names instead of indices.
+
+        Raises
+        ------
+        IndexError
+            If ``i`` is out of range.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import block
+        >>> b = ProgramBuilder(["a", "b"])
+        >>> _ = b.send("a", "b", [block(0, 0, 1)], size=1e3)
+        >>> _ = b.compute("b", [], None, cost=5e6)
+        >>> b.build().op(2)
+        Op(2: b compute 5e+06 after (1,))
+        """
         kind = int(self.op_kind[i])
         peer = int(self.op_peer[i])
         rows = self.pieces[self.piece_ptr[i]:self.piece_ptr[i + 1]]
@@ -148,7 +253,24 @@ class Program:
         return (self.op(i) for i in range(self.n_ops))
 
     def message_ops(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(send_op, recv_op)`` arrays indexed by message id (-1 where missing)."""
+        """``(send_op, recv_op)`` arrays indexed by message id (-1 where missing).
+
+        Returns
+        -------
+        send_op, recv_op : numpy.ndarray
+            ``send_op[m]`` and ``recv_op[m]`` are the ids of the send and the
+            receive of message ``m``.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import block
+        >>> b = ProgramBuilder(["a", "b", "c"])
+        >>> _ = b.send("a", "b", [block(0, 0, 1)], size=1e3)
+        >>> _ = b.send("c", "a", [block(0, 2, 0)], size=1e3)
+        >>> send, recv = b.build().message_ops()
+        >>> send.tolist(), recv.tolist()
+        ([0, 2], [1, 3])
+        """
         n = int(self.op_msg.max()) + 1 if self.n_ops else 0
         send = np.full(n, -1, dtype=np.int64)
         recv = np.full(n, -1, dtype=np.int64)
@@ -234,6 +356,33 @@ class ProgramBuilder:
         self._messages = 0
 
     def rank_index(self, rank: str | int) -> int:
+        """Index of ``rank`` (a node id, or an index, which is checked).
+
+        Parameters
+        ----------
+        rank : str or int
+            A node id given to the builder, or an index into :attr:`ranks`.
+
+        Returns
+        -------
+        int
+            The rank's index.
+
+        Raises
+        ------
+        ScheduleError
+            If ``rank`` is not a rank of this program, or the index is out of range.
+
+        Examples
+        --------
+        >>> b = ProgramBuilder(["a", "b", "c"])
+        >>> b.rank_index("c"), b.rank_index(1)
+        (2, 1)
+        >>> b.rank_index("z")
+        Traceback (most recent call last):
+        ...
+        collsched.errors.ScheduleError: 'z' is not a rank of this program
+        """
         if isinstance(rank, (int, np.integer)) and not isinstance(rank, bool):
             if not 0 <= rank < len(self.ranks):
                 raise ScheduleError(f"rank index {rank} out of range 0..{len(self.ranks) - 1}")
@@ -244,7 +393,32 @@ class ProgramBuilder:
             raise ScheduleError(f"{rank!r} is not a rank of this program") from None
 
     def last(self, rank: str | int) -> int:
-        """Id of the last operation appended on ``rank`` (-1 if none)."""
+        """Id of the last operation appended on ``rank`` (-1 if none).
+
+        Parameters
+        ----------
+        rank : str or int
+            A rank's node id or index.
+
+        Returns
+        -------
+        int
+            An operation id, or -1.
+
+        Raises
+        ------
+        ScheduleError
+            If ``rank`` is not a rank of this program.
+
+        Examples
+        --------
+        >>> b = ProgramBuilder(["a", "b"])
+        >>> b.last("b")
+        -1
+        >>> _ = b.send("a", "b", (), size=0.0)
+        >>> b.last("a"), b.last("b")
+        (0, 1)
+        """
         return self._last[self.rank_index(rank)]
 
     def _append(self, rank: int, kind: int, peer: int, msg: int, size: float, pieces, after) -> int:
@@ -270,7 +444,48 @@ class ProgramBuilder:
 
     def send(self, src: str | int, dst: str | int, pieces: Iterable[Value | Piece], size: float, *,
              after=PREVIOUS, recv_after=PREVIOUS) -> tuple[int, int]:
-        """Append a message: a send on ``src`` and its recv on ``dst``; returns both op ids."""
+        """Append a message: a send on ``src`` and its recv on ``dst``; returns both op ids.
+
+        Parameters
+        ----------
+        src, dst : str or int
+            Sending and receiving ranks.
+        pieces : iterable of Value or Piece
+            What the message carries; a whole value is the piece
+            ``[0, denominator)``. Empty for a signal (barrier, ready).
+        size : float
+            Bytes.
+        after : PREVIOUS or sequence of int
+            What the send waits for (see the class Notes), besides the
+            operations that brought its pieces to ``src``.
+        recv_after : PREVIOUS or sequence of int
+            What the receive waits for, besides its message.
+
+        Returns
+        -------
+        send, recv : int
+            The ids of the two operations; the message id is the number of
+            messages appended before.
+
+        Raises
+        ------
+        ScheduleError
+            If ``src`` or ``dst`` is not a rank.
+
+        Examples
+        --------
+        A relay: ``b`` forwards what it received, and its send waits for that
+        receive even when told to wait for nothing.
+
+        >>> from collsched.schedules.values import block
+        >>> b = ProgramBuilder(["a", "b", "c"])
+        >>> b.send("a", "b", [block(0, 0, 2)], size=1e3)
+        (0, 1)
+        >>> b.send("b", "c", [block(0, 0, 2)], size=1e3, after=())
+        (2, 3)
+        >>> b.build().op(2)
+        Op(2: b send msg 1 to c 1000B [m[0→2]@0[0:1]] after (1,))
+        """
         s, d = self.rank_index(src), self.rank_index(dst)
         msg = self._messages
         self._messages += 1
@@ -282,12 +497,73 @@ class ProgramBuilder:
 
     def compute(self, rank: str | int, inputs: Iterable[Value | Piece], output: Value | Piece | None,
                 cost: float, *, after=PREVIOUS) -> int:
-        """Append a computation of ``cost`` flop combining ``inputs`` into ``output``."""
-        pieces = list(inputs) + ([] if output is None else [output])
+        """Append a computation of ``cost`` flop combining ``inputs`` into ``output``.
+
+        Parameters
+        ----------
+        rank : str or int
+            The rank that computes.
+        inputs : iterable of Value or Piece
+            Adjacent partial results, in operand order.
+        output : Value, Piece or None
+            Their combination; None, with no inputs, for a computation that
+            only takes time.
+        cost : float
+            Flop.
+        after : PREVIOUS or sequence of int
+            What it waits for (see the class Notes), besides the operations
+            that brought its inputs.
+
+        Returns
+        -------
+        int
+            The operation's id.
+
+        Raises
+        ------
+        ScheduleError
+            If ``rank`` is not a rank.
+
+        Notes
+        -----
+        A program stores a computation's inputs and output as one list, the
+        output last; so ``output=None`` must come with no inputs.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import partial
+        >>> b = ProgramBuilder(["h0", "h1"])
+        >>> _ = b.send("h1", "h0", [partial(0, 1, 1)], size=8)
+        >>> b.compute("h0", [partial(0, 0, 0), partial(0, 1, 1)], partial(0, 0, 1), cost=100, after=())
+        2
+        >>> b.build().op(2).after
+        (1,)
+        """
+        inputs = list(inputs)
+        if output is None and inputs:
+            raise ScheduleError(f"a computation on {rank!r} with inputs needs an output", fix="name the combined value")
+        pieces = inputs + ([] if output is None else [output])
         return self._append(self.rank_index(rank), COMPUTE, -1, -1, cost, pieces, after)
 
     def build(self) -> Program:
-        """Seal the program (the builder may go on appending for another build)."""
+        """Seal the program (the builder may go on appending for another build).
+
+        Returns
+        -------
+        Program
+            The operations appended so far, in read-only arrays.
+
+        Examples
+        --------
+        >>> b = ProgramBuilder(["a", "b"], name="ping")
+        >>> _ = b.send("a", "b", (), size=0.0)
+        >>> first = b.build()
+        >>> _ = b.send("b", "a", (), size=0.0)
+        >>> first.n_ops, b.build().n_ops, first.name
+        (2, 4, 'ping')
+        >>> first.op_kind.flags.writeable
+        False
+        """
         n = len(self._rank)
         dep_ptr = np.zeros(n + 1, dtype=np.int64)
         dep_ptr[1:] = np.cumsum([len(d) for d in self._deps])

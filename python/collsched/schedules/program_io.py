@@ -46,6 +46,15 @@ __all__ = ["program_to_json", "program_from_json", "load_program", "save_program
 def program_to_dict(p: Program) -> dict[str, Any]:
     """The fields of a program document: one row per operation (see the module docstring).
 
+    Parameters
+    ----------
+    p : Program
+
+    Returns
+    -------
+    dict
+        ``name``, ``ranks``, ``denominator``, ``columns`` and ``ops`` (one row per operation).
+
     Examples
     --------
     >>> from collsched.schedules.program import ProgramBuilder
@@ -62,6 +71,17 @@ def program_to_dict(p: Program) -> dict[str, Any]:
 
 def program_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>") -> Program:
     """The program described by ``obj``, the fields of a program document located at ``where``.
+
+    Parameters
+    ----------
+    obj : mapping
+        The fields of a program document (parsed JSON).
+    where : Where or str
+        Its location, for error messages.
+
+    Returns
+    -------
+    Program
 
     Raises
     ------
@@ -129,6 +149,15 @@ def _read_op(i: int, row: Any, where: Where, index: Mapping[str, int]) -> tuple:
 def program_to_json(p: Program) -> str:
     """The program as a native JSON document (see the module docstring).
 
+    Parameters
+    ----------
+    p : Program
+
+    Returns
+    -------
+    str
+        The document, ending with a newline.
+
     Examples
     --------
     >>> from collsched.schedules.program import ProgramBuilder
@@ -153,6 +182,22 @@ def program_to_json(p: Program) -> str:
 def program_from_json(text: str, *, where: str = "<string>") -> Program:
     """Read a program document; errors are one line naming ``where`` and the JSON path.
 
+    Parameters
+    ----------
+    text : str
+        The document.
+    where : str
+        Where it comes from (a file name), for error messages.
+
+    Returns
+    -------
+    Program
+
+    Raises
+    ------
+    FormatError
+        Malformed JSON, another kind of document, or a bad field.
+
     Examples
     --------
     >>> program_from_json('{"format": "collsched", "version": 1, "kind": "program", '
@@ -164,6 +209,20 @@ def program_from_json(text: str, *, where: str = "<string>") -> Program:
 
 def load_program(path: str | os.PathLike) -> Program:
     """Read a program document from a file (see :func:`program_from_json`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A native program document.
+
+    Returns
+    -------
+    Program
+
+    Raises
+    ------
+    FormatError
+        If the file cannot be read or is not a valid program document.
 
     Examples
     --------
@@ -180,6 +239,17 @@ def load_program(path: str | os.PathLike) -> Program:
 
 def save_program(p: Program, path: str | os.PathLike) -> None:
     """Write a program document to ``path`` atomically.
+
+    Parameters
+    ----------
+    p : Program
+    path : str or path-like
+        The file to create or replace.
+
+    Raises
+    ------
+    FormatError
+        If the file cannot be written (it is then untouched).
 
     Examples
     --------

@@ -61,6 +61,23 @@ class Transfer:
     values : tuple of Value, optional
         What the message carries, when it is not the collective's direct
         message ``src -> dst`` (relays, bundles).
+
+    Raises
+    ------
+    ScheduleError
+        If ``src == dst`` or ``part`` is not ``0 <= start < end``.
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> Transfer("h0", "h2", part=(0, 1))
+    Transfer(src='h0', dst='h2', inst=0, part=(0, 1), values=None)
+    >>> Transfer("h1", "h2", values=[(0, 0, 0, 2)]).values
+    (m[0→2]@0,)
+    >>> Transfer("h1", "h1")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: transfer from 'h1' to itself
     """
 
     src: str
@@ -82,7 +99,47 @@ class Transfer:
 
 
 def transfer_pieces(t: Transfer, platform, collective, denominator: int) -> tuple[list[Piece], float]:
-    """The pieces a transfer carries and their weight in bytes."""
+    """The pieces a transfer carries and their weight in bytes.
+
+    Parameters
+    ----------
+    t : Transfer
+        The transfer.
+    platform : Platform
+        Gives the host indices of the values.
+    collective : Collective
+        Says what a direct message carries (:meth:`~collsched.collectives.Collective.direct_value`)
+        and what a value weighs.
+    denominator : int
+        The schedule's unit of parts.
+
+    Returns
+    -------
+    pieces : list of Piece
+        The transfer's values (or its direct message), cut to its part.
+    size : float
+        Their bytes: whole-value bytes times ``(end - start) / denominator``.
+
+    Raises
+    ------
+    ScheduleError
+        If the part ends beyond ``denominator``.
+    CollectiveError
+        If the collective has no direct message ``src -> dst``.
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> from collsched.collectives import Scatter
+    >>> p = topologies.star(3)
+    >>> c = Scatter(source="h0", targets=p.hosts, size=1e3)
+    >>> transfer_pieces(Transfer("h0", "h2", part=(0, 1)), p, c, 4)
+    ([m[0→2]@0[0:1]], 250.0)
+    >>> transfer_pieces(Transfer("h0", "h2", part=(3, 5)), p, c, 4)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: transfer h0->h2 part (3, 5) exceeds the denominator 4
+    """
     values = t.values if t.values is not None else (collective.direct_value(platform, t.inst, t.src, t.dst),)
     start, end = t.part if t.part is not None else (0, denominator)
     if end > denominator:
@@ -99,6 +156,34 @@ def add_barrier(b: ProgramBuilder, ranks: Sequence[str], after: dict[str, list[i
     ``j`` rank ``i`` signals rank ``i + 2^j`` and waits for rank ``i - 2^j``
     (Hensgen, Finkel and Manber 1988), so every rank leaves after every rank
     has entered.
+
+    Parameters
+    ----------
+    b : ProgramBuilder
+        The program to append to.
+    ranks : sequence of str
+        The ranks that take part.
+    after : dict of str to list of int
+        ``after[r]``: the ops of rank ``r`` the barrier waits for (a missing
+        rank waits for nothing).
+
+    Returns
+    -------
+    dict of str to list of int
+        For each rank, its ops of the last round (what the next step waits for).
+
+    Notes
+    -----
+    ``ceil(log2 n)`` rounds of ``n`` empty messages each.
+
+    Examples
+    --------
+    >>> b = ProgramBuilder(["a", "b", "c"])
+    >>> add_barrier(b, ["a", "b", "c"], {})
+    {'a': [6, 9], 'b': [8, 11], 'c': [7, 10]}
+    >>> prog = b.build()
+    >>> prog.n_messages, prog.n_data_messages
+    (6, 0)
     """
     n = len(ranks)
     last = {r: list(after.get(r, [])) for r in ranks}
@@ -126,6 +211,27 @@ class StepSchedule(Schedule):
         Unit of transfer parts (1: whole messages).
     durations : tuple of float, optional
         Planned length of each step in seconds, where the algorithm knows it.
+
+    Raises
+    ------
+    ScheduleError
+        If a step holds something other than a :class:`Transfer`, the
+        durations are not one finite number >= 0 per step, or the
+        denominator is < 1.
+
+    Examples
+    --------
+    A scatter whose messages are split in halves over two steps:
+
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Scatter(source="h0", targets=p.hosts, size=1e3)
+    >>> s = StepSchedule(steps=[[Transfer("h0", "h1", part=(0, 1)), Transfer("h0", "h2", part=(0, 1))],
+    ...                         [Transfer("h0", "h1", part=(1, 2)), Transfer("h0", "h2", part=(1, 2))]],
+    ...                  denominator=2, durations=[4e-6, 4e-6])
+    >>> len(s), s.n_transfers, s.shape
+    (2, 4, 'steps')
+    >>> cs.validate(p, c, s)
     """
 
     steps: tuple[tuple[Transfer, ...], ...] = ()
@@ -151,7 +257,25 @@ class StepSchedule(Schedule):
 
     @classmethod
     def from_pairs(cls, steps: Iterable[Iterable[tuple[str, str]]], **kwargs) -> StepSchedule:
-        """A schedule of whole direct messages from ``(src, dst)`` pairs per step."""
+        """A schedule of whole direct messages from ``(src, dst)`` pairs per step.
+
+        Parameters
+        ----------
+        steps : iterable of iterables of (str, str)
+            Per step, the ``(src, dst)`` pairs of its transfers (instance 0).
+        **kwargs
+            Other fields of :class:`StepSchedule` (``algorithm``, ...).
+
+        Returns
+        -------
+        StepSchedule
+
+        Examples
+        --------
+        >>> s = StepSchedule.from_pairs([[("h0", "h1")], [("h1", "h0")]], algorithm="pingpong")
+        >>> s.steps[1], s.algorithm
+        ((Transfer(src='h1', dst='h0', inst=0, part=None, values=None),), 'pingpong')
+        """
         return cls(steps=tuple(tuple(Transfer(s, d) for s, d in step) for step in steps), **kwargs)
 
     def __len__(self) -> int:
@@ -162,7 +286,43 @@ class StepSchedule(Schedule):
         return sum(len(step) for step in self.steps)
 
     def lower(self, platform, collective, *, sync: str = "barrier") -> Program:
-        """The program of this schedule; ``sync`` is one of :data:`SYNC_MODES`."""
+        """The program of this schedule; ``sync`` is one of :data:`SYNC_MODES`.
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the ranks.
+        collective : Collective
+            Gives the value and size of each direct message.
+        sync : {"barrier", "ready", "post_all"}
+            How steps are kept apart (see the module docstring).
+
+        Returns
+        -------
+        Program
+            Every mode has the same data messages; ``barrier`` and ``ready``
+            add empty signal messages.
+
+        Raises
+        ------
+        ValueError
+            If ``sync`` is unknown.
+        ScheduleError, CollectiveError
+            If a transfer's part or message does not fit the collective.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3)
+        >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+        >>> s = cs.plan(p, c, algorithm="caterpillar")
+        >>> [(sync, s.lower(p, c, sync=sync).n_messages) for sync in SYNC_MODES]
+        [('barrier', 12), ('ready', 12), ('post_all', 6)]
+        >>> s.lower(p, c, sync="none")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown sync 'none'; expected one of barrier, ready, post_all
+        """
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
         ranks = platform.hosts

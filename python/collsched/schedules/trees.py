@@ -64,6 +64,23 @@ class TreeSchedule(Schedule):
         For hierarchical schedules: the logical clusters.
     intra : mapping, optional
         For hierarchical schedules: ``coordinator -> intra-cluster algorithm``.
+
+    Raises
+    ------
+    ScheduleError
+        If a node has two parents (or the root has one), a node with
+        children is not reachable from the root, or ``segments`` is not an
+        integer >= 1.
+
+    Examples
+    --------
+    >>> t = TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",), "h1": ()}, segments=4)
+    >>> dict(t.children), t.segments, t.shape
+    ({'h0': ('h2', 'h1'), 'h2': ('h3',)}, 4, 'tree')
+    >>> TreeSchedule(root="h0", children={"h0": ("h1",), "h2": ("h3",)})
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: tree node 'h2' is not reachable from the root 'h0'
     """
 
     root: str = ""
@@ -105,11 +122,39 @@ class TreeSchedule(Schedule):
     __hash__ = None  # type: ignore[assignment]
 
     def parent(self, node: str) -> str | None:
-        """The parent of ``node`` (None for the root)."""
+        """The parent of ``node`` (None for the root).
+
+        Parameters
+        ----------
+        node : str
+            A node of the tree.
+
+        Returns
+        -------
+        str or None
+            None for the root, and for a node that is not in the tree.
+
+        Examples
+        --------
+        >>> t = TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)})
+        >>> t.parent("h3"), t.parent("h1"), t.parent("h0")
+        ('h2', 'h0', None)
+        """
         return self._parent.get(node)
 
     def preorder(self) -> tuple[str, ...]:
-        """Nodes, parents before children, children in service order."""
+        """Nodes, parents before children, children in service order.
+
+        Returns
+        -------
+        tuple of str
+            Every node of the tree once, starting with the root (depth first).
+
+        Examples
+        --------
+        >>> TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)}).preorder()
+        ('h0', 'h2', 'h3', 'h1')
+        """
         out, stack = [], [self.root]
         while stack:
             u = stack.pop()
@@ -118,7 +163,24 @@ class TreeSchedule(Schedule):
         return tuple(out)
 
     def subtree(self, node: str) -> tuple[str, ...]:
-        """``node`` and its descendants, in preorder."""
+        """``node`` and its descendants, in preorder.
+
+        Parameters
+        ----------
+        node : str
+            A node of the tree.
+
+        Returns
+        -------
+        tuple of str
+            Starting with ``node`` (alone if it is a leaf).
+
+        Examples
+        --------
+        >>> t = TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)})
+        >>> t.subtree("h2"), t.subtree("h1")
+        (('h2', 'h3'), ('h1',))
+        """
         out, stack = [], [node]
         while stack:
             u = stack.pop()
@@ -127,7 +189,20 @@ class TreeSchedule(Schedule):
         return tuple(out)
 
     def depth(self) -> int:
-        """Number of edges on the longest root-to-leaf path."""
+        """Number of edges on the longest root-to-leaf path.
+
+        Returns
+        -------
+        int
+            0 for a tree that is only its root.
+
+        Examples
+        --------
+        >>> TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)}).depth()
+        2
+        >>> TreeSchedule(root="h0").depth()
+        0
+        """
         depth = {self.root: 0}
         for u in self.preorder():
             for c in self.children.get(u, ()):
@@ -135,11 +210,47 @@ class TreeSchedule(Schedule):
         return max(depth.values())
 
     def lower(self, platform, collective) -> Program:
-        """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one)."""
+        """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one).
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the ranks.
+        collective : Broadcast, Scatter, Gather or Reduce
+            Or a series of one; instances run one after the other.
+
+        Returns
+        -------
+        Program
+            Lowered as the module docstring says, each message cut into
+            :attr:`segments` pieces.
+
+        Raises
+        ------
+        ScheduleError
+            If the collective's kind cannot be carried by a tree, the tree is
+            not rooted at the source (broadcast, scatter) or target (gather),
+            or it misses a host of the collective.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(4)
+        >>> c = cs.Broadcast(source="h0", targets=p.hosts, size=1e3)
+        >>> t = TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)}, segments=4)
+        >>> prog = t.lower(p, c)
+        >>> prog.n_messages, prog.op(0)
+        (12, Op(0: h0 send msg 0 to h2 250B [m[0→*]@0[0:1]] after ()))
+        >>> cs.validate(p, c, prog)
+        >>> t.lower(p, cs.Broadcast(source="h1", targets=p.hosts, size=1e3))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.ScheduleError: the tree is rooted at 'h0' but the broadcast source is 'h1'
+        """
         kind = collective.base.kind
         lowering = {"broadcast": _down, "scatter": _down, "gather": _up, "reduce": _reduce}.get(kind)
         if lowering is None:
-            raise ScheduleError(f"a tree schedule cannot carry a {kind}", fix="use a step or order schedule")
+            raise ScheduleError(f"a tree schedule cannot carry an {kind} collective", fix="use a step or order schedule")
         ends = {"broadcast": "source", "scatter": "source", "gather": "target", "reduce": "target"}[kind]
         end = getattr(collective.base, ends)
         if end != self.root and kind != "reduce":

@@ -48,7 +48,34 @@ __all__ = ["validate", "lower_any"]
 
 
 def lower_any(platform: Platform, collective: Collective, schedule_or_program) -> Program:
-    """The program of a schedule (lowered) or the program itself."""
+    """The program of a schedule (lowered) or the program itself.
+
+    Parameters
+    ----------
+    platform : Platform
+    collective : Collective
+    schedule_or_program : Schedule or Program
+        A schedule is lowered with its default options.
+
+    Returns
+    -------
+    Program
+        ``schedule_or_program`` itself if it is a program.
+
+    Raises
+    ------
+    TypeError
+        If it is neither a program nor has a ``lower`` method.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Gather(sources=p.hosts, target="h0", size=1e3)
+    >>> prog = lower_any(p, c, cs.plan(p, c, algorithm="linear"))
+    >>> prog, lower_any(p, c, prog) is prog
+    (<Program 'linear': 3 ranks, 4 ops, 2 messages>, True)
+    """
     if isinstance(schedule_or_program, Program):
         return schedule_or_program
     lower = getattr(schedule_or_program, "lower", None)
@@ -70,12 +97,37 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
         Also require freedom from deadlock when every send waits for its receive
         (synchronous sends), not only when sends are buffered.
 
+    Returns
+    -------
+    None
+        The program is valid when this returns.
+
     Raises
     ------
     ValidationError
         Naming the rank, the operation and the value at fault.
     CollectiveError, PlatformError
         If the collective does not fit the platform.
+
+    Examples
+    --------
+    The binomial reduce validates; a program whose target combines
+    ``v[1..2] ⊕ v_0`` (commuting the operator) does not:
+
+    >>> import collsched as cs
+    >>> from collsched.schedules.values import partial
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Reduce(participants=p.hosts, target="h0", size=8, task_cost=10)
+    >>> validate(p, c, cs.plan(p, c))
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h1", "h0", [partial(0, 1, 1)], size=8)
+    >>> _ = b.send("h2", "h0", [partial(0, 2, 2)], size=8)
+    >>> _ = b.compute("h0", [partial(0, 1, 1), partial(0, 2, 2)], partial(0, 1, 2), cost=10)
+    >>> _ = b.compute("h0", [partial(0, 1, 2), partial(0, 0, 0)], partial(0, 0, 2), cost=10)
+    >>> validate(p, c, b.build())
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ValidationError: program '': rank h0 op 3 (compute) is not a valid reduction: inputs are not adjacent in operand order
     """
     collective.validate(platform)
     program = lower_any(platform, collective, schedule_or_program)

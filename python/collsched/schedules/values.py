@@ -38,7 +38,35 @@ PARTIAL = 1
 
 
 class Value(NamedTuple):
-    """A symbolic value: ``(kind, inst, a, b)``; see the module docstring."""
+    """A symbolic value: ``(kind, inst, a, b)``; see the module docstring.
+
+    Attributes
+    ----------
+    kind : int
+        :data:`BLOCK` or :data:`PARTIAL`.
+    inst : int
+        The instance of the collective.
+    a, b : int
+        For a block, the source and destination host indices (``b == -1``:
+        every host); for a partial result, the first and last operand positions.
+
+    Notes
+    -----
+    Make values with :func:`block` and :func:`partial`. A value is a plain
+    tuple of four ints, so it compares, hashes and sorts as one (partial
+    results of one instance sort in operand order), and programs store it
+    as an array row.
+
+    Examples
+    --------
+    >>> v = partial(0, 2, 5)
+    >>> v.kind == PARTIAL, v.a, v.b
+    (True, 2, 5)
+    >>> tuple(block(1, 0, 3))
+    (0, 1, 0, 3)
+    >>> sorted([partial(0, 2, 3), partial(0, 0, 1)])
+    [v[0..1]@0, v[2..3]@0]
+    """
 
     kind: int
     inst: int
@@ -53,6 +81,17 @@ class Value(NamedTuple):
     def describe(self, hosts: Sequence[str]) -> str:
         """The value with host names instead of indices (for error messages).
 
+        Parameters
+        ----------
+        hosts : sequence of str
+            Host ids by index (:attr:`Platform.hosts <collsched.platform.Platform.hosts>`).
+
+        Returns
+        -------
+        str
+            ``m[src→dst]@t`` with host names (an index out of range stays a
+            number); a partial result is written as its ``repr``.
+
         Examples
         --------
         >>> block(0, 1, 0).describe(["a", "b"])
@@ -65,17 +104,69 @@ class Value(NamedTuple):
 
 
 def block(inst: int, src: int, dst: int) -> Value:
-    """The block of instance ``inst`` from host index ``src`` to ``dst`` (``-1``: everyone)."""
+    """The block of instance ``inst`` from host index ``src`` to ``dst`` (``-1``: everyone).
+
+    Parameters
+    ----------
+    inst : int
+        Instance of the collective.
+    src, dst : int
+        Host indices (:meth:`Platform.host_index <collsched.platform.Platform.host_index>`);
+        ``dst == -1`` for a broadcast message.
+
+    Returns
+    -------
+    Value
+        ``m[src→dst]@inst``.
+
+    Examples
+    --------
+    >>> block(0, 2, 5), block(3, 0, -1)
+    (m[2→5]@0, m[0→*]@3)
+    >>> block(0, 2, 5).kind == BLOCK
+    True
+    """
     return Value(BLOCK, inst, src, dst)
 
 
 def partial(inst: int, k: int, m: int) -> Value:
-    """The partial result ``v[k..m]`` of reduce instance ``inst``."""
+    """The partial result ``v[k..m]`` of reduce instance ``inst``.
+
+    Parameters
+    ----------
+    inst : int
+        Instance of the reduce.
+    k, m : int
+        First and last operand positions, ``k <= m``; ``partial(t, k, k)``
+        is operand ``v_k`` itself.
+
+    Returns
+    -------
+    Value
+        ``v[k..m]@inst``.
+
+    Examples
+    --------
+    >>> partial(1, 0, 3)
+    v[0..3]@1
+    >>> combine(partial(0, 0, 0), partial(0, 1, 1)) == partial(0, 0, 1)
+    True
+    """
     return Value(PARTIAL, inst, k, m)
 
 
 def combine(left: Value, right: Value) -> Value:
     """``left ⊕ right`` for adjacent partial results of the same instance.
+
+    Parameters
+    ----------
+    left, right : Value
+        ``v[k..l]`` and ``v[l+1..m]`` of one instance.
+
+    Returns
+    -------
+    Value
+        ``v[k..m]``.
 
     Raises
     ------
@@ -95,7 +186,25 @@ def combine(left: Value, right: Value) -> Value:
 
 
 class Piece(NamedTuple):
-    """A fragment ``[start, end)`` of a value, in units of ``1/denominator``."""
+    """A fragment ``[start, end)`` of a value, in units of ``1/denominator``.
+
+    Attributes
+    ----------
+    value : Value
+        The whole value.
+    start, end : int
+        The fragment, ``0 <= start < end <= denominator`` of the program.
+
+    Examples
+    --------
+    The second quarter of a block, in a program of denominator 4:
+
+    >>> p = Piece(block(0, 0, 1), 1, 2)
+    >>> p
+    m[0→1]@0[1:2]
+    >>> p.value, p.end - p.start
+    (m[0→1]@0, 1)
+    """
 
     value: Value
     start: int
@@ -106,7 +215,35 @@ class Piece(NamedTuple):
 
 
 def as_piece(item: Value | Piece, denominator: int) -> Piece:
-    """A whole value becomes the piece ``[0, denominator)``; a piece stays as it is."""
+    """A whole value becomes the piece ``[0, denominator)``; a piece stays as it is.
+
+    Parameters
+    ----------
+    item : Value or Piece
+        What a message or computation names.
+    denominator : int
+        The program's unit of pieces.
+
+    Returns
+    -------
+    Piece
+
+    Raises
+    ------
+    TypeError
+        If ``item`` is neither a :class:`Value` nor a :class:`Piece`.
+
+    Examples
+    --------
+    >>> as_piece(partial(0, 0, 1), 4)
+    v[0..1]@0[0:4]
+    >>> as_piece(Piece(partial(0, 0, 1), 1, 2), 4)
+    v[0..1]@0[1:2]
+    >>> as_piece((1, 0, 0, 1), 4)
+    Traceback (most recent call last):
+    ...
+    TypeError: (1, 0, 0, 1) is neither a Value nor a Piece
+    """
     if isinstance(item, Piece):
         return item
     if isinstance(item, Value):

@@ -35,9 +35,34 @@ __all__ = ["binomial_children", "binomial"]
 def binomial_children(n: int, *, largest_first: bool) -> dict[int, list[int]]:
     """Children of each relative rank in a binomial tree of ``n`` nodes (rank 0 is the root).
 
+    Parameters
+    ----------
+    n : int
+        Number of nodes, relative ranks ``0 .. n-1``.
+    largest_first : bool
+        List each node's children largest subtree first (the send order of a
+        broadcast or scatter) rather than smallest first (the receive order
+        of a reduce or gather).
+
+    Returns
+    -------
+    dict of int to list of int
+        ``rank -> children`` for every rank that has children; leaves are absent.
+
     Notes
     -----
-    O(n log n).
+    Rank ``r > 0`` has parent ``r - lowbit(r)`` and children ``r + 2^j`` for
+    ``2^j < lowbit(r)``; the subtree of ``r`` is ``r .. r + lowbit(r) - 1``.
+    The tree has depth ``ceil(log2 n)``. O(n log n).
+
+    Examples
+    --------
+    >>> binomial_children(8, largest_first=True)
+    {0: [4, 2, 1], 2: [3], 4: [6, 5], 6: [7]}
+    >>> binomial_children(8, largest_first=False)[4]
+    [5, 6]
+    >>> binomial_children(1, largest_first=True)
+    {}
     """
     children: dict[int, list[int]] = {}
     for r in range(n):
@@ -56,6 +81,22 @@ def binomial_children(n: int, *, largest_first: bool) -> dict[int, list[int]]:
           summary="MPICH binomial tree (order-preserving for non-commutative reduce)")
 def binomial(platform, collective, *, seed: int = 0) -> TreeSchedule:
     """MPICH's binomial tree for the collective; a series runs instance after instance.
+
+    Parameters
+    ----------
+    platform : Platform
+        Unused: the tree depends only on the collective's rank order.
+    collective : Reduce, Broadcast, Scatter or Gather
+        Or a :class:`~collsched.collectives.Series` of one.
+    seed : int
+        Unused (the algorithm is deterministic).
+
+    Returns
+    -------
+    TreeSchedule
+        Rooted at the source (broadcast, scatter), the target (gather) or the
+        first participant ``P_0`` (reduce: the root sends the result on to the
+        target if it is another host).
 
     Examples
     --------

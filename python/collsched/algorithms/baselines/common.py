@@ -13,6 +13,18 @@ def tree_order(collective) -> tuple[list[str], bool]:
     receives smallest first; a broadcast or scatter puts the source first and
     sends largest first.
 
+    Parameters
+    ----------
+    collective : Reduce, Gather, Broadcast or Scatter
+        Or a series of one (its base decides).
+
+    Returns
+    -------
+    order : list of str
+        Hosts by relative rank, root first.
+    largest_first : bool
+        True for a broadcast or scatter.
+
     Examples
     --------
     >>> from collsched.collectives import Gather

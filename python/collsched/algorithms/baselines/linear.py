@@ -27,7 +27,33 @@ __all__ = ["linear"]
 @register("linear", family="baselines", kinds=("scatter", "gather", "broadcast", "reduce"),
           summary="flat tree: the root serves every other host in turn")
 def linear(platform, collective, *, seed: int = 0) -> TreeSchedule:
-    """A flat tree rooted at the source (scatter, broadcast) or target (gather, reduce)."""
+    """A flat tree rooted at the source (scatter, broadcast) or target (gather, reduce).
+
+    Parameters
+    ----------
+    platform : Platform
+        Unused: the tree depends only on the collective.
+    collective : Scatter, Broadcast, Gather or Reduce
+        Or a :class:`~collsched.collectives.Series` of one.
+    seed : int
+        Unused (the algorithm is deterministic).
+
+    Returns
+    -------
+    TreeSchedule
+        Depth 1: the root's children are the other hosts, in the collective's
+        order (operand order for a reduce).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.Reduce(participants=["h2", "h0", "h1"], target="h1", size=1e3, task_cost=1e3)
+    >>> s = linear(p, c)
+    >>> s.root, s.children["h1"]
+    ('h1', ('h2', 'h0'))
+    >>> cs.validate(p, c, s)
+    """
     base = collective.base
     order, _ = tree_order(collective)
     root = base.target if base.kind == "reduce" else order[0]
