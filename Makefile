@@ -29,7 +29,7 @@ pytest: dev
 test: dev cargo-test pytest
 
 bench: dev
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@cd benchmarks && for b in bench_*.py; do echo "== $$b"; ../$(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) target python/collsched/_core*.so

@@ -18,6 +18,8 @@ from .collective_io import load_collective, save_collective
 from .platform import Link, Node, Platform
 from .platform.io import load_platform, save_platform
 from .schedules.io import load_program, load_schedule, save_program, save_schedule
+from .schedules.trace import SimResult, Trace
+from .simulation import SimulationError, models, simulate
 from .schedules import (Bound, OrderSchedule, PeriodicSchedule, Program, ProgramBuilder, Schedule, Status,
                         StepSchedule, TreeSchedule, validate)
 

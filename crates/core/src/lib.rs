@@ -11,8 +11,10 @@
 //!   implements its collective (every value delivered once, reductions in
 //!   operand order, nothing used before it arrived) or says precisely why not.
 
+pub mod fluid;
 pub mod holdings;
 pub mod program;
+pub mod sim;
 pub mod validate;
 
 pub use program::{Kind, ProgramView, StructureError};

@@ -3,14 +3,16 @@
 //! Python sees `collsched._core`; nothing here decides anything.
 
 use collsched_core::program::{ProgramView, StructureError};
+use collsched_core::sim::{self, SimConfig, SimError, StageTable, Tie};
 use collsched_core::validate::{validate, Invalid, Options};
-use numpy::PyReadonlyArray1;
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 create_exception!(_core, ProgramInvalid, PyValueError, "A program does not implement its collective; args = (code, details).");
+create_exception!(_core, SimulationFailed, PyValueError, "A simulation cannot run to the end; args = (code, details).");
 
 fn invalid(py: Python<'_>, err: Invalid) -> PyErr {
     let d = PyDict::new(py);
@@ -45,6 +47,12 @@ fn invalid(py: Python<'_>, err: Invalid) -> PyErr {
 }
 
 fn structure(py: Python<'_>, err: StructureError) -> PyErr {
+    let (code, d) = structure_parts(py, err);
+    ProgramInvalid::new_err((code, d.unbind()))
+}
+
+/// The `(code, details)` of a structural error, shared by the validator's and the simulator's exceptions.
+fn structure_parts(py: Python<'_>, err: StructureError) -> (&'static str, Bound<'_, PyDict>) {
     let d = PyDict::new(py);
     let code = match err {
         StructureError::Shape(what) => {
@@ -76,7 +84,24 @@ fn structure(py: Python<'_>, err: StructureError) -> PyErr {
             "pieces_on_recv"
         }
     };
-    ProgramInvalid::new_err((code, d.unbind()))
+    (code, d)
+}
+
+fn sim_failed(py: Python<'_>, err: SimError) -> PyErr {
+    let (code, d) = match err {
+        SimError::Structure(e) => structure_parts(py, e),
+        SimError::BadStages(reason) => {
+            let d = PyDict::new(py);
+            let _ = d.set_item("reason", reason);
+            ("bad_stages", d)
+        }
+        SimError::Deadlock { stuck } => {
+            let d = PyDict::new(py);
+            let _ = d.set_item("stuck", stuck);
+            ("deadlock", d)
+        }
+    };
+    SimulationFailed::new_err((code, d.unbind()))
 }
 
 /// Symbolically execute a column-wise program; return the order in which operations ran.
@@ -118,10 +143,100 @@ fn validate_program(
     result.map_err(|e| invalid(py, e))
 }
 
+type SimArrays<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    u64,
+    f64,
+);
+
+/// Run the stage table of a program (docs/engine.md) to completion.
+///
+/// tie is "fixed" (activity order) or a seed (an int >= 0: a random priority per activity).
+/// Returns (op_start, op_end, resource_busy, channel_busy, events, makespan).
+/// Raises SimulationFailed(code, details): a structure code of the validator, "bad_stages"
+/// {"reason"} or "deadlock" {"stuck": [op, ...]}.
+#[pyfunction]
+#[pyo3(signature = (n_ranks, op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx, act_ptr, kind, amount, res_ptr, res, chan_ptr, chan, cap, needs_recv, sender_done, recv_begins, n_resources, capacities, *, tie=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    n_ranks: usize,
+    op_rank: PyReadonlyArray1<i64>,
+    op_kind: PyReadonlyArray1<i64>,
+    op_peer: PyReadonlyArray1<i64>,
+    op_msg: PyReadonlyArray1<i64>,
+    dep_ptr: PyReadonlyArray1<i64>,
+    dep_idx: PyReadonlyArray1<i64>,
+    act_ptr: PyReadonlyArray1<i64>,
+    kind: PyReadonlyArray1<i64>,
+    amount: PyReadonlyArray1<f64>,
+    res_ptr: PyReadonlyArray1<i64>,
+    res: PyReadonlyArray1<i64>,
+    chan_ptr: PyReadonlyArray1<i64>,
+    chan: PyReadonlyArray1<i64>,
+    cap: PyReadonlyArray1<f64>,
+    needs_recv: PyReadonlyArray1<u8>,
+    sender_done: PyReadonlyArray1<i64>,
+    recv_begins: PyReadonlyArray1<i64>,
+    n_resources: usize,
+    capacities: PyReadonlyArray1<f64>,
+    tie: Option<&Bound<'py, PyAny>>,
+) -> PyResult<SimArrays<'py>> {
+    let tie = match tie {
+        None => Tie::Fixed,
+        Some(t) if t.extract::<String>().is_ok_and(|s| s == "fixed") => Tie::Fixed,
+        Some(t) => match t.extract::<u64>() {
+            Ok(seed) => Tie::Random(seed),
+            Err(_) => return Err(PyValueError::new_err(format!("tie must be 'fixed' or a seed >= 0, not {t}"))),
+        },
+    };
+    let no_pieces = vec![0i64; op_rank.len()? + 1];
+    let view = ProgramView {
+        n_ranks,
+        op_rank: op_rank.as_slice()?,
+        op_kind: op_kind.as_slice()?,
+        op_peer: op_peer.as_slice()?,
+        op_msg: op_msg.as_slice()?,
+        dep_ptr: dep_ptr.as_slice()?,
+        dep_idx: dep_idx.as_slice()?,
+        piece_ptr: &no_pieces,
+        pieces: &[],
+        denominator: 1,
+    };
+    let stages = StageTable {
+        act_ptr: act_ptr.as_slice()?,
+        kind: kind.as_slice()?,
+        amount: amount.as_slice()?,
+        res_ptr: res_ptr.as_slice()?,
+        res: res.as_slice()?,
+        chan_ptr: chan_ptr.as_slice()?,
+        chan: chan.as_slice()?,
+        cap: cap.as_slice()?,
+        needs_recv: needs_recv.as_slice()?,
+        sender_done: sender_done.as_slice()?,
+        recv_begins: recv_begins.as_slice()?,
+    };
+    let cfg = SimConfig { n_resources, capacities: capacities.as_slice()?, tie };
+    let out = py.detach(|| sim::simulate(&view, &stages, &cfg)).map_err(|e| sim_failed(py, e))?;
+    Ok((
+        PyArray1::from_vec(py, out.op_start),
+        PyArray1::from_vec(py, out.op_end),
+        PyArray1::from_vec(py, out.resource_busy),
+        PyArray1::from_vec(py, out.channel_busy),
+        out.events,
+        out.makespan,
+    ))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ProgramInvalid", m.py().get_type::<ProgramInvalid>())?;
+    m.add("SimulationFailed", m.py().get_type::<SimulationFailed>())?;
     m.add_function(wrap_pyfunction!(validate_program, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,264 @@
+//! The event loop: operations become ready, post their activities, stages
+//! start (through the [`Arbiter`]) and end (events, or flow completions of
+//! the fluid solver), ends complete operations.
+//!
+//! One step of the loop takes the earliest pending time `t`, processes every
+//! stage end at `t` (heap events and flow completions), then every
+//! operation that became ready at `t`, and only then starts the stages that
+//! can start at `t` (semantics 4 of `docs/engine.md`). A stage of zero
+//! duration ends at `t` again, which the next step handles.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::arbiter::Arbiter;
+use super::layout::{Layout, DELIVERED, FLOW, NONE, RECV};
+use super::time::{Event, Priority, Time};
+use super::{SimConfig, SimError, SimOutcome};
+use crate::fluid::MaxMin;
+
+/// Relative tolerance under which two flow completions count as simultaneous.
+const SAME_INSTANT: f64 = 1e-12;
+
+struct Engine {
+    l: Layout,
+    op_start: Vec<f64>,
+    op_end: Vec<f64>,
+    /// Operations that became ready and are not handled yet.
+    ready: Vec<u32>,
+    events: BinaryHeap<Reverse<Event>>,
+    arbiter: Arbiter,
+    /// The fluid solver, only if some stage is a flow.
+    fluid: Option<MaxMin>,
+    /// Start time of each running flow stage (indexed by stage; empty without flows).
+    flow_start: Vec<f64>,
+    /// Stages the arbiter started in this step.
+    started: Vec<u32>,
+    resource_busy: Vec<f64>,
+    n_done: usize,
+    n_events: u64,
+}
+
+pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
+    let n_ops = l.ops.len() - 1;
+    let n_stages = l.stages.len();
+    let has_flows = l.has_flows;
+    let mut e = Engine {
+        // zeroed pages come lazily from the system, and a first write finds its line in the cache
+        op_start: vec![0.0; n_ops],
+        op_end: vec![0.0; n_ops],
+        ready: Vec::new(),
+        events: BinaryHeap::new(),
+        arbiter: Arbiter::new(cfg.n_resources),
+        fluid: has_flows.then(|| MaxMin::new(cfg.capacities)),
+        flow_start: if has_flows { vec![0.0; n_stages] } else { Vec::new() },
+        started: Vec::new(),
+        resource_busy: vec![0.0; cfg.n_resources],
+        n_done: 0,
+        n_events: 0,
+        l,
+    };
+    // what is ready at 0 (a receive without dependencies is simply posted: nothing to do)
+    let mut now = 0.0;
+    for op in 0..n_ops {
+        let rec = e.l.ops[op];
+        if rec.deps_left == 0 && rec.kind() != RECV {
+            e.ready.push(op as u32);
+            e.drain_ready(now);
+        }
+    }
+    e.start_stages(now);
+    while let Some(t) = e.next_time() {
+        now = t.max(now);
+        e.end_stages(now);
+        e.drain_ready(now);
+        e.start_stages(now);
+    }
+    if e.n_done < n_ops {
+        let stuck = (0..n_ops).filter(|&op| !e.l.ops[op].done()).take(8).collect();
+        return Err(SimError::Deadlock { stuck });
+    }
+    let channel_busy = match &e.fluid {
+        Some(fluid) => {
+            let bytes = fluid.channel_bytes();
+            cfg.capacities.iter().enumerate().map(|(c, &cap)| bytes.get(c).map_or(0.0, |b| b / cap)).collect()
+        }
+        None => vec![0.0; cfg.capacities.len()],
+    };
+    let makespan = e.op_end.iter().copied().fold(0.0, f64::max);
+    Ok(SimOutcome {
+        op_start: e.op_start,
+        op_end: e.op_end,
+        resource_busy: e.resource_busy,
+        channel_busy,
+        events: e.n_events,
+        makespan,
+    })
+}
+
+impl Engine {
+    /// The earliest pending stage end, if any.
+    fn next_time(&mut self) -> Option<f64> {
+        let te = self.events.peek().map(|Reverse(ev)| ev.time.0);
+        let tf = match &mut self.fluid {
+            Some(fluid) if fluid.active() > 0 => fluid.next_completion().map(|(t, _)| t),
+            _ => None,
+        };
+        match (te, tf) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Process every stage end at `t`.
+    fn end_stages(&mut self, t: f64) {
+        while let Some(&Reverse(ev)) = self.events.peek() {
+            if ev.time.0 > t {
+                break;
+            }
+            self.events.pop();
+            self.end_stage(ev.stage as usize, t);
+        }
+        let limit = t + SAME_INSTANT * t.abs();
+        while let Some(fluid) = &mut self.fluid {
+            if fluid.active() == 0 {
+                break;
+            }
+            match fluid.next_completion() {
+                Some((tc, id)) if tc <= limit => {
+                    fluid.remove(t, id);
+                    self.end_stage(id, t);
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn end_stage(&mut self, s: usize, t: f64) {
+        self.n_events += 1;
+        let rec = self.l.stages[s];
+        if rec.n_res > 0 {
+            let held = if rec.kind == FLOW { t - self.flow_start[s] } else { rec.amount };
+            let res = self.l.res_of(s);
+            for &r in res {
+                self.resource_busy[r as usize] += held;
+            }
+            self.arbiter.release(res);
+        }
+        let a = rec.act as usize;
+        let act = self.l.acts[a];
+        if act.recv_op == NONE {
+            // a compute
+            self.finish(act.send_op as usize, t);
+            return;
+        }
+        if s == act.done_at as usize {
+            self.finish(act.send_op as usize, t);
+        }
+        if s == act.last as usize {
+            let recv = act.recv_op as usize;
+            if self.l.ops[recv].deps_left == 0 {
+                self.finish(recv, t);
+            } else {
+                self.l.acts[a].wait = DELIVERED;
+                self.l.ops[recv].set_attention(true);
+            }
+        } else {
+            self.make_eligible(s + 1, a, t);
+        }
+    }
+
+    fn finish(&mut self, op: usize, t: f64) {
+        self.op_end[op] = t;
+        self.n_done += 1;
+        self.l.ops[op].set_done();
+        let (lo, hi) = (self.l.ops[op].succ_lo, self.l.ops[op + 1].succ_lo);
+        for i in lo..hi {
+            let next = self.l.succ_at(i as usize);
+            let left = &mut self.l.ops[next as usize].deps_left;
+            *left -= 1;
+            if *left == 0 {
+                self.ready.push(next);
+            }
+        }
+    }
+
+    /// Handle every operation that became ready at `t` (and those their handling makes ready).
+    fn drain_ready(&mut self, t: f64) {
+        while let Some(op) = self.ready.pop() {
+            let rec = self.l.ops[op as usize];
+            let a = rec.act();
+            if rec.kind() == RECV {
+                if rec.attention() {
+                    self.l.ops[op as usize].set_attention(false);
+                    let act = &mut self.l.acts[a];
+                    let (wait, begins_at) = (std::mem::replace(&mut act.wait, NONE), act.begins_at);
+                    let tie = act.tie;
+                    // posted now: the receive began with stage `begins_at`, but not before
+                    if wait == NONE || wait == DELIVERED || wait > begins_at {
+                        self.op_start[op as usize] = t;
+                    }
+                    if wait == DELIVERED {
+                        self.finish(op as usize, t);
+                    } else if wait != NONE {
+                        self.arbiter.make_eligible(Priority { eligible: Time(t), tie, stage: wait });
+                    }
+                }
+            } else {
+                let first = self.l.acts[a].first as usize;
+                self.make_eligible(first, a, t);
+            }
+        }
+    }
+
+    /// Stage `s` of activity `a` may start from `t` on, or once its receive is posted if it needs it.
+    #[inline]
+    fn make_eligible(&mut self, s: usize, a: usize, t: f64) {
+        let act = &mut self.l.acts[a];
+        if self.l.stages[s].needs_recv != 0 && self.l.ops[act.recv_op as usize].deps_left != 0 {
+            act.wait = s as u32;
+            self.l.ops[act.recv_op as usize].set_attention(true);
+        } else {
+            self.arbiter.make_eligible(Priority { eligible: Time(t), tie: act.tie, stage: s as u32 });
+        }
+    }
+
+    /// Start at `t` every stage the arbiter lets start.
+    fn start_stages(&mut self, t: f64) {
+        self.arbiter.decide(&self.l, &mut self.started);
+        for i in 0..self.started.len() {
+            let s = self.started[i] as usize;
+            let rec = self.l.stages[s];
+            let act = &self.l.acts[rec.act as usize];
+            if s == act.first as usize {
+                self.op_start[act.send_op as usize] = t; // the send (or compute) starts with stage 0
+            }
+            if s == act.begins_at as usize {
+                let recv = act.recv_op as usize;
+                self.op_start[recv] = t;
+                if self.l.ops[recv].deps_left != 0 {
+                    self.l.ops[recv].set_attention(true); // to move the start to the post time
+                }
+            }
+            if rec.kind != FLOW {
+                self.schedule_end(s, t + rec.amount);
+                continue;
+            }
+            self.flow_start[s] = t;
+            let cap = self.l.cap_of(s);
+            let chans = self.l.chan_of(s);
+            if rec.amount == 0.0 || chans.is_empty() {
+                // nothing to share: the per-flow cap alone sets the pace
+                self.schedule_end(s, t + rec.amount / cap);
+            } else if let Some(fluid) = &mut self.fluid {
+                fluid.add(t, s, chans, rec.amount, cap);
+            }
+        }
+        self.started.clear();
+    }
+
+    #[inline]
+    fn schedule_end(&mut self, s: usize, t: f64) {
+        self.events.push(Reverse(Event { time: Time(t + 0.0), stage: s as u32 }));
+    }
+}

@@ -1,0 +1,55 @@
+"""Routes of message pairs: the vectorised shortest-path fast path reads the same routes as the platform."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import collsched as cs
+from collsched.errors import PlatformError
+from collsched.platform import Link, Node, Platform
+from collsched.platform.routing import ShortestPath
+from collsched.simulation import routes as R
+
+
+def every_pair(p: Platform, ranks):
+    n = len(ranks)
+    return np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+
+
+@pytest.mark.parametrize("platform", [
+    cs.topologies.star(12), cs.topologies.two_switches(4), cs.topologies.hypercube(3),
+    cs.topologies.fat_tree(3, 3), cs.topologies.tiers(seed=2),
+    Platform([Node(f"h{i}") for i in range(4)],
+             [Link("01", 1e9, ends=("h0", "h1")), Link("02", 1e9, 1.0, ends=("h0", "h2")),
+              Link("13", 1e9, ends=("h1", "h3")), Link("23", 1e9, ends=("h2", "h3"))], ShortestPath("latency")),
+], ids=lambda p: p.name)
+def test_fast_path_reads_the_platform_routes(platform):
+    for ranks in (platform.hosts, platform.hosts + platform.routers[:2]):
+        src, dst = every_pair(platform, ranks)
+        fast = R.pair_routes(platform, ranks, src, dst)
+        ptr, link, fwd = R._routes_one_by_one(platform, ranks, src, dst)
+        assert np.array_equal(fast.hop_ptr, ptr) and np.array_equal(fast.hop_link, link)
+        assert np.array_equal(fast.hop_fwd, fwd)
+        for k in range(0, fast.n_pairs, 7):
+            a, b = ranks[src[k]], ranks[dst[k]]
+            if a in platform.hosts and b in platform.hosts:
+                assert fast.hops(k) == list(platform.route_hops(a, b))
+                assert fast.latency[k] == pytest.approx(platform.latency(a, b))
+                assert fast.bandwidth[k] == platform.bandwidth(a, b)
+
+
+def test_unreachable_pairs_raise_on_both_paths():
+    p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))], name="split")
+    with pytest.raises(PlatformError, match="'c' is unreachable from node 'a'"):   # many pairs: the fast path
+        R.pair_routes(p, p.hosts, [0] * 5, [1, 1, 1, 1, 2])
+    with pytest.raises(PlatformError, match="unreachable"):                       # one by one
+        R.pair_routes(p, p.hosts, [0], [2])
+
+
+def test_link_busy_counts_directions_apart_on_full_duplex_links():
+    p = cs.topologies.star(2, bandwidth=100.0)
+    b = cs.ProgramBuilder(p.hosts)
+    b.send("h0", "h1", [], size=100)
+    b.send("h1", "h0", [], size=300)
+    assert R.link_busy(p, b.build()).tolist() == [3.0, 3.0]
