@@ -341,3 +341,14 @@ def test_bad_program_ranks():
     text = json.dumps({"format": "collsched", "version": 1, "kind": "program", "ranks": ["a", "b", "a"], "ops": []})
     with pytest.raises(FormatError, match=r"^p.json: ranks\[2\]: rank 'a' is listed twice$"):
         program_from_json(text, where="p.json")
+
+
+def test_a_planned_schedule_keeps_its_collective_through_json(tmp_path):
+    import collsched as cs
+    p = cs.topologies.star(4)
+    c = cs.Series(cs.Reduce(participants=p.hosts, target="h2", size=8, task_cost=3), count=2)
+    s = cs.plan(p, c, algorithm="binomial")
+    cs.save_schedule(s, tmp_path / "s.json")
+    back = cs.load_schedule(tmp_path / "s.json")
+    assert back == s and back.collective == c
+    cs.validate(p, back.collective, back.lower(p))

@@ -19,6 +19,7 @@ ValueError: algorithm 'binomial' has no option 'depth' (options: seed)
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 from .algorithms import registry
@@ -93,4 +94,5 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, *
     for key in options:
         if key not in accepted:
             raise ValueError(f"algorithm {name!r} has no option {key!r} (options: {', '.join(accepted)})")
-    return algo.function(platform, collective, seed=seed, **options)
+    schedule = algo.function(platform, collective, seed=seed, **options)
+    return dataclasses.replace(schedule, collective=collective)

@@ -262,8 +262,11 @@ def test_series_throughput_and_schedule_lowering():
     assert r.makespan == approx(8.0)
     assert r.throughput == approx(0.5)
     assert cs.simulate(p, s.lower(p, c), model=OnePort()).throughput is None
-    with pytest.raises(ValueError, match="needs the collective"):
-        cs.simulate(p, s)
+    # a planned schedule knows its collective; a bare one must be told
+    assert cs.simulate(p, s, model=OnePort()).throughput == approx(0.5)
+    bare = cs.TreeSchedule(root=s.root, children=s.children)
+    with pytest.raises(cs.ScheduleError, match="does not know its collective"):
+        cs.simulate(p, bare)
 
 
 def test_message_ids_need_not_be_dense():

@@ -17,6 +17,8 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
+from ..errors import ScheduleError
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
     from ..platform import Platform
@@ -135,11 +137,19 @@ class Schedule:
         OPTIMAL when proved optimal for its model, else FEASIBLE (or LIMIT when a search stopped early).
     message : str
         The planner's or solver's own words.
+    collective : Collective or None
+        The collective it answers (set by :func:`collsched.plan`), so that
+        ``lower(platform)`` and ``cs.simulate(platform, schedule)`` need not be
+        told again; not part of equality.
 
     Examples
     --------
     >>> import collsched as cs
     >>> s = cs.plan(cs.topologies.star(3), cs.Gather(sources=["h1", "h2"], target="h0", size=1e3))
+    >>> s.collective.kind
+    'gather'
+    >>> s.lower(cs.topologies.star(3)).n_messages
+    2
     >>> isinstance(s, Schedule), s.shape, s.algorithm, s.status
     (True, 'tree', 'binomial', <Status.FEASIBLE: 'feasible'>)
     >>> s.bound is None, dict(s.params), s.message
@@ -152,21 +162,48 @@ class Schedule:
     bound: Bound | None = None
     status: Status = Status.FEASIBLE
     message: str = ""
+    collective: Collective | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "params", _frozen_params(self.params))
         object.__setattr__(self, "status", Status(self.status))
 
-    def lower(self, platform: Platform, collective: Collective, **options) -> Program:
+    def answering(self, collective: Collective | None) -> Collective:
+        """``collective`` if given, else the one the schedule was planned for.
+
+        Raises
+        ------
+        ScheduleError
+            If neither is known.
+
+        Examples
+        --------
+        >>> from collsched.collectives import Broadcast
+        >>> from collsched.schedules import TreeSchedule
+        >>> TreeSchedule(root="a").answering(None)
+        Traceback (most recent call last):
+        ...
+        collsched.errors.ScheduleError: the schedule does not know its collective (pass it, or plan with collsched.plan)
+        >>> b = Broadcast(source="a", targets=["b"], size=1)
+        >>> TreeSchedule(root="a", collective=b).answering(None) is b
+        True
+        """
+        if collective is not None:
+            return collective
+        if self.collective is None:
+            raise ScheduleError("the schedule does not know its collective", fix="pass it, or plan with collsched.plan")
+        return self.collective
+
+    def lower(self, platform: Platform, collective: Collective | None = None, **options) -> Program:
         """The program that executes this schedule for ``collective`` on ``platform``.
 
         Parameters
         ----------
         platform : Platform
             Its hosts are the program's ranks, in rank order.
-        collective : Collective
+        collective : Collective, optional
             The collective the schedule was planned for (a series lowers
-            every instance).
+            every instance); by default :attr:`collective`.
         **options
             Shape-specific lowering options, e.g. ``sync`` of
             :meth:`StepSchedule.lower <collsched.schedules.StepSchedule.lower>`.

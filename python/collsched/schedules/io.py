@@ -9,7 +9,8 @@
 
 Fields of every shape: ``shape`` (``steps`` | ``orders`` | ``tree`` |
 ``periodic``), ``algorithm``, ``params`` (an object of JSON values),
-``status`` (``optimal``, ``feasible``, ...), ``message`` and ``bound``: null or
+``status`` (``optimal``, ``feasible``, ...), ``message``, ``collective`` (null, or
+the collective object the schedule answers, as in a collective document) and ``bound``: null or
 ``{"value": 2.5, "metric": "makespan" | "throughput", "name": "..."}``, whose
 value is a number or, for an exact bound, a fraction string. Then per shape:
 
@@ -56,7 +57,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 
-from ..collective_io import count_field, located
+from ..collective_io import collective_from_dict, collective_to_dict, count_field, located
 from ..fileformat import Where, atomic_write, check_keys, dump_document, elements, field, load_document, read_text
 from .program import Program
 from .base import METRICS, Bound, Schedule, Status
@@ -199,7 +200,7 @@ _SHAPES = {  # shape -> (class, writer, reader, constructor message prefix -> fi
     "tree": (TreeSchedule, _write_tree, _read_tree, {"tree node": "children"}),
     "periodic": (PeriodicSchedule, _write_periodic, _read_periodic, {"the slots of one period": "slots"}),
 }
-_COMMON = ("shape", "algorithm", "params", "status", "message", "bound")
+_COMMON = ("shape", "algorithm", "params", "status", "message", "bound", "collective")
 _SHAPE_FIELDS = {shape: tuple(write(cls())) for shape, (cls, write, _, _) in _SHAPES.items()}  # names, from defaults
 
 
@@ -232,8 +233,9 @@ def schedule_to_dict(s: Schedule) -> dict[str, Any]:
     b = s.bound
     bound = None if b is None else {"value": _frac(b.value) if isinstance(b.value, Fraction) else b.value,
                                     "metric": b.metric, "name": b.name}
+    collective = None if s.collective is None else collective_to_dict(s.collective)
     return {"shape": s.shape, "algorithm": s.algorithm, "params": dict(s.params), "status": s.status.value,
-            "message": s.message, "bound": bound, **_SHAPES[s.shape][1](s)}
+            "message": s.message, "bound": bound, "collective": collective, **_SHAPES[s.shape][1](s)}
 
 
 def schedule_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>", *,
@@ -282,10 +284,17 @@ def schedule_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>", 
               "params": field(obj, "params", where, type=dict, default={}), "bound": bound,
               "status": Status(field(obj, "status", where, type=str, choices=[x.value for x in Status],
                                      default="feasible")),
-              "message": field(obj, "message", where, type=str, default="")}
+              "message": field(obj, "message", where, type=str, default=""),
+              "collective": _collective(obj, where)}
     kwargs = reader(obj, where)
     with located(where, blame):
         return cls(**common, **kwargs)
+
+
+def _collective(obj: Mapping[str, Any], where: Where):
+    """The optional ``collective`` a schedule answers (null when unknown)."""
+    body = field(obj, "collective", where, type=(dict, _NONE), default=None)
+    return None if body is None else collective_from_dict(body, where.at("collective"))
 
 
 def schedule_to_json(s: Schedule) -> str:
@@ -314,6 +323,7 @@ def schedule_to_json(s: Schedule) -> str:
       "status": "feasible",
       "message": "",
       "bound": null,
+      "collective": null,
       "root": "h0",
       "children": {"h0": ["h1"]},
       "segments": 1,

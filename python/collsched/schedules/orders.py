@@ -108,7 +108,7 @@ class OrderSchedule(Schedule):
     def n_transfers(self) -> int:
         return sum(len(v) for v in self.orders.values())
 
-    def lower(self, platform, collective) -> Program:
+    def lower(self, platform, collective=None) -> Program:
         """Sends in order per sender; receives posted at once.
 
         Parameters
@@ -140,6 +140,7 @@ class OrderSchedule(Schedule):
         (['send', 'recv', 'send', 'recv'], [0, 3])
         >>> cs.validate(p, c, prog)
         """
+        collective = self.answering(collective)
         b = ProgramBuilder(platform.hosts, name=self.algorithm)
         for sender in self.orders:
             last: list[int] = []

@@ -301,7 +301,7 @@ class PeriodicSchedule(Schedule):
         """
         return math.ceil(count / self.ops_per_period) + self.lag()
 
-    def lower(self, platform, collective) -> Program:
+    def lower(self, platform, collective=None) -> Program:
         """The program of ``collective.count`` operations: init, periods, clean-up.
 
         Parameters
@@ -338,6 +338,7 @@ class PeriodicSchedule(Schedule):
         ['recv', 'recv', 'send', 'recv']
         >>> cs.validate(p, c, prog)
         """
+        collective = self.answering(collective)
         count = collective.count
         b = ProgramBuilder(platform.hosts, denominator=self.denominator, name=self.algorithm)
         done: dict[str, list[int]] = {}

@@ -285,7 +285,7 @@ class StepSchedule(Schedule):
     def n_transfers(self) -> int:
         return sum(len(step) for step in self.steps)
 
-    def lower(self, platform, collective, *, sync: str = "barrier") -> Program:
+    def lower(self, platform, collective=None, *, sync: str = "barrier") -> Program:
         """The program of this schedule; ``sync`` is one of :data:`SYNC_MODES`.
 
         Parameters
@@ -323,6 +323,7 @@ class StepSchedule(Schedule):
         ...
         ValueError: unknown sync 'none'; expected one of barrier, ready, post_all
         """
+        collective = self.answering(collective)
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
         ranks = platform.hosts

@@ -209,7 +209,7 @@ class TreeSchedule(Schedule):
                 depth[c] = depth[u] + 1
         return max(depth.values())
 
-    def lower(self, platform, collective) -> Program:
+    def lower(self, platform, collective=None) -> Program:
         """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one).
 
         Parameters
@@ -247,6 +247,7 @@ class TreeSchedule(Schedule):
         ...
         collsched.errors.ScheduleError: the tree is rooted at 'h0' but the broadcast source is 'h1'
         """
+        collective = self.answering(collective)
         kind = collective.base.kind
         lowering = {"broadcast": _down, "scatter": _down, "gather": _up, "reduce": _reduce}.get(kind)
         if lowering is None:

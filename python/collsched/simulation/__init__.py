@@ -129,6 +129,8 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
     ValueError: simulate option model='fluid' is not a model (use cs.models.Fluid(), OnePort(), Circuit() or PLogP(...))
     """
     _check_options(model, seed, backend, engine)
+    if not isinstance(schedule_or_program, Program):
+        collective = schedule_or_program.answering(collective)
     program = _program(platform, collective, schedule_or_program)
     _check_ranks(platform, program, model)
     problem = _structure(program)
@@ -185,8 +187,6 @@ def _check_options(model, seed, backend, engine) -> None:
 def _program(platform, collective, schedule_or_program) -> Program:
     if isinstance(schedule_or_program, Program):
         return schedule_or_program
-    if collective is None:
-        raise ValueError("simulate needs the collective to lower a schedule: simulate(platform, schedule, collective)")
     return lower_any(platform, collective, schedule_or_program)
 
 
