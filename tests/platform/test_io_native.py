@@ -245,7 +245,7 @@ def test_bad_ends():
 
 def test_unknown_routing_kind():
     assert _error(_document(routing={"kind": "adaptive"})) == \
-        "pair.json: routing.kind: 'adaptive' is not one of 'shortest_path', 'table', 'ecube'"
+        "pair.json: routing.kind: 'adaptive' is not one of 'shortest_path', 'table', 'ecube', 'd_mod_k'"
 
 
 def test_bad_hop():

@@ -169,3 +169,21 @@ def test_symmetric_table_does_not_reverse_a_directed_link():
     p = Platform(nodes, links, RouteTable({("a", "b"): ["d"]}))
     assert p.route("a", "b") == ("d",)
     assert not p.has_route("b", "a")
+
+
+def test_d_mod_k_spreads_destinations_over_spines_and_round_trips():
+    from collsched.platform.io import platform_from_json, platform_from_simgrid, platform_to_json, platform_to_simgrid
+    from collsched.platform.routing import DModK
+    p = topologies.fat_tree(3, 4, spines=3)
+    assert isinstance(p.routing, DModK)
+    for t, dst in enumerate(p.hosts):
+        for src in p.hosts:
+            route = p.route(src, dst)
+            if src == dst:
+                assert route == ()
+            elif src[1:] and int(src[1:]) // 4 == t // 4:  # same leaf: up and down
+                assert len(route) == 2
+            else:
+                assert route[1].endswith(f"spine{t % 3}") and route[2].endswith(f"spine{t % 3}")
+    assert platform_from_json(platform_to_json(p)) == p
+    assert platform_from_simgrid(platform_to_simgrid(p)) == p

@@ -36,7 +36,7 @@ from ..errors import PlatformError
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Hop, Platform
 
-__all__ = ["Routing", "ShortestPath", "RouteTable", "ECube"]
+__all__ = ["Routing", "ShortestPath", "RouteTable", "ECube", "DModK"]
 
 
 class Routing(ABC):
@@ -576,3 +576,104 @@ class ECube(Routing):
 
     def __repr__(self) -> str:
         return f"ECube({len(self.address)} nodes)"
+
+
+@dataclass(frozen=True, eq=False)
+class DModK(Routing):
+    """D-mod-k routing on a two-level fat tree (leaf and spine switches).
+
+    Parameters
+    ----------
+    leaf : mapping
+        Host id -> the leaf switch it hangs from.
+    spines : sequence of str
+        The spine switches, in order.
+
+    Notes
+    -----
+    A transfer between hosts of one leaf goes up to the leaf and down again;
+    to a host of another leaf it climbs to spine ``t mod S``, ``t`` being the
+    destination's rank (its index in ``platform.hosts``) and ``S`` the number
+    of spines, which spreads destinations evenly over the spines and makes
+    shift permutations non-blocking (Zahavi 2010). Each hop uses the first
+    link declared between its two nodes. Routes are computed on demand, in
+    O(1) memory per platform, where an explicit table would hold O(N²).
+
+    References
+    ----------
+    E. Zahavi, "D-Mod-K routing providing non-blocking traffic for shift
+    permutations on real life fat trees", CCIT Report 776, Technion, 2010.
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> p = topologies.fat_tree(2, 2, spines=2)
+    >>> isinstance(p.routing, DModK)
+    True
+    >>> p.route("h0", "h3"), p.route("h0", "h2"), p.route("h0", "h1")
+    (('l0', 'leaf0-spine1', 'leaf1-spine1', 'l3'), ('l0', 'leaf0-spine0', 'leaf1-spine0', 'l2'), ('l0', 'l1'))
+    """
+
+    leaf: Mapping[str, str] = field(default_factory=dict)
+    spines: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "leaf", MappingProxyType(dict(self.leaf)))
+        object.__setattr__(self, "spines", tuple(self.spines))
+
+    def __eq__(self, other):
+        return isinstance(other, DModK) and dict(self.leaf) == dict(other.leaf) and self.spines == other.spines
+
+    def bind(self, platform: Platform) -> None:
+        """Check that every host has a leaf, and every leaf a link to its hosts and to every spine.
+
+        Raises
+        ------
+        PlatformError
+            Naming the host, leaf or spine at fault.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.fat_tree(2, 1)
+        >>> from collsched.platform import Platform
+        >>> Platform(p.nodes.values(), p.links.values(), DModK({"h0": "leaf0"}, ("spine0",)))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'platform': d-mod-k routing gives host 'h1' no leaf
+        """
+        where = f"platform {platform.name!r}"
+        if not self.spines:
+            raise PlatformError("d-mod-k routing needs at least one spine", where=where)
+        for h in platform.hosts:
+            if h not in self.leaf:
+                raise PlatformError(f"d-mod-k routing gives host {h!r} no leaf", where=where)
+        for h, leaf in self.leaf.items():
+            for a, b in ((h, leaf), (leaf, h)):
+                if a not in platform.nodes or b not in platform.nodes or _hop_between(platform, a, b) is None:
+                    raise PlatformError(f"d-mod-k routing: no link from {a!r} to {b!r}", where=where)
+        for leaf in set(self.leaf.values()):
+            for spine in self.spines:
+                for a, b in ((leaf, spine), (spine, leaf)):
+                    if b not in platform.nodes or _hop_between(platform, a, b) is None:
+                        raise PlatformError(f"d-mod-k routing: no link from {a!r} to {b!r}", where=where)
+
+    def route(self, platform: Platform, src: str, dst: str) -> tuple[Hop, ...]:
+        """Up to ``src``'s leaf, via spine ``index(dst) mod S`` if the leaves differ, down to ``dst``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.fat_tree(2, 2, spines=2)
+        >>> p.routing.route(p, "h3", "h0")
+        (('l3', True), ('leaf1-spine0', True), ('leaf0-spine0', False), ('l0', False))
+        """
+        up, down = self.leaf[src], self.leaf[dst]
+        nodes = [src, up]
+        if up != down:
+            nodes += [self.spines[platform.host_index(dst) % len(self.spines)], down]
+        nodes.append(dst)
+        return tuple(_hop_between(platform, a, b) for a, b in zip(nodes, nodes[1:]))
+
+    def __repr__(self) -> str:
+        return f"DModK({len(self.leaf)} hosts, {len(self.spines)} spines)"

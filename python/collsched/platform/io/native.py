@@ -45,14 +45,14 @@ from typing import Any, Mapping
 from ...errors import FormatError, PlatformError
 from ...fileformat import Where, check_keys, dump_document, elements, field, load_document
 from ..model import HOST, ROUTER, SHARING_POLICIES, Link, Node, Platform
-from ..routing import ECube, RouteTable, Routing, ShortestPath
+from ..routing import DModK, ECube, RouteTable, Routing, ShortestPath
 
 __all__ = ["platform_to_json", "platform_from_json", "platform_to_dict", "platform_from_dict",
            "routing_to_dict", "routing_from_dict"]
 
 _NODE_DEFAULTS = {f.name: f.default for f in fields(Node)}
 _LINK_DEFAULTS = {f.name: f.default for f in fields(Link)}
-ROUTING_KINDS = ("shortest_path", "table", "ecube")
+ROUTING_KINDS = ("shortest_path", "table", "ecube", "d_mod_k")
 
 
 # --- writing -------------------------------------------------------------------------
@@ -168,6 +168,8 @@ def routing_to_dict(routing: Routing) -> dict[str, Any]:
         return {"kind": "table", "symmetric": bool(routing.symmetric), "routes": routes, "fallback": fallback}
     if isinstance(routing, ECube):
         return {"kind": "ecube", "address": {node: int(a) for node, a in routing.address.items()}}
+    if isinstance(routing, DModK):
+        return {"kind": "d_mod_k", "leaf": dict(routing.leaf), "spines": list(routing.spines)}
     raise FormatError(f"cannot write routing {type(routing).__name__}",
                       fix=f"files know the routing kinds {', '.join(ROUTING_KINDS)}")
 
@@ -317,7 +319,7 @@ def routing_from_dict(obj: Mapping[str, Any], where: Where | str) -> Routing:
     >>> routing_from_dict({"kind": "fastest"}, Where("p.json").at("routing"))
     Traceback (most recent call last):
     ...
-    collsched.errors.FormatError: p.json: routing.kind: 'fastest' is not one of 'shortest_path', 'table', 'ecube'
+    collsched.errors.FormatError: p.json: routing.kind: 'fastest' is not one of 'shortest_path', 'table', 'ecube', 'd_mod_k'
     """
     where = Where(where) if isinstance(where, str) else where
     kind = field(obj, "kind", where, choices=ROUTING_KINDS)
@@ -331,6 +333,14 @@ def routing_from_dict(obj: Mapping[str, Any], where: Where | str) -> Routing:
             if not isinstance(a, int) or isinstance(a, bool) or a < 0:
                 raise where.at("address").at(node).error(f"expected an address (an integer >= 0), found {a!r}")
         return ECube(dict(address))
+    if kind == "d_mod_k":
+        check_keys(obj, where, ("kind", "leaf", "spines"))
+        leaf = field(obj, "leaf", where, type=dict)
+        for host, switch in leaf.items():
+            if not isinstance(switch, str):
+                raise where.at("leaf").at(host).error(f"expected a leaf switch id, found {switch!r}")
+        spines = [spine for _, spine in elements(obj, "spines", where, type=str)]
+        return DModK(dict(leaf), tuple(spines))
     check_keys(obj, where, ("kind", "symmetric", "routes", "fallback"))
     routes: dict[tuple[str, str], list] = {}
     for here, item in elements(obj, "routes", where, default=[]):

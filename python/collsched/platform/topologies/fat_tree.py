@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Platform
-from ..routing import RouteTable, ShortestPath
+from ..routing import DModK, ShortestPath
 from ._common import Builder, Options, Value
 
 __all__ = ["fat_tree"]
@@ -40,7 +40,7 @@ def fat_tree(k_leaves: int, hosts_per_leaf: int, *, spines: int = 2, routing: st
     routing : {"d_mod_k", "shortest_path"}
         ``"d_mod_k"``: a transfer to host ``h{t}`` on another leaf climbs to
         spine ``t mod spines``, which spreads destinations evenly over the
-        spines (an explicit route table; O(N²) routes for N hosts).
+        spines (:class:`~collsched.platform.routing.DModK`, routes computed on demand).
         ``"shortest_path"``: hop-count shortest paths with the deterministic
         tie-break, which sends every inter-leaf transfer through ``spine0``.
     bandwidth, latency : float, str or (low, high)
@@ -102,10 +102,6 @@ def fat_tree(k_leaves: int, hosts_per_leaf: int, *, spines: int = 2, routing: st
             b.link(f"leaf{j}-spine{s}", f"leaf{j}", f"spine{s}", tbw, tlat)
     scheme = ShortestPath()
     if routing == "d_mod_k":
-        leaf = {h: j for j, hosts in enumerate(groups) for h in hosts}
-        hosts = [h for group in groups for h in group]
-        scheme = RouteTable({(u, v): [(f"l{u[1:]}", True), (f"leaf{leaf[u]}-spine{t % spines}", True),
-                                      (f"leaf{leaf[v]}-spine{t % spines}", False), (f"l{v[1:]}", False)]
-                             for u in hosts for t, v in enumerate(hosts) if leaf[u] != leaf[v]},
-                            symmetric=False, fallback=ShortestPath())
+        scheme = DModK({h: f"leaf{j}" for j, hosts in enumerate(groups) for h in hosts},
+                       tuple(f"spine{s}" for s in range(spines)))
     return b.build(scheme, opt.name(name, f"fat-tree-{k_leaves}x{hosts_per_leaf}-{spines}spines"))
