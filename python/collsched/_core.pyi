@@ -64,3 +64,13 @@ def simulate(
     resource_busy, channel_busy, events, makespan)``; raises
     :class:`SimulationFailed`.
     """
+
+def shortest_path_trees(
+    ptr: npt.NDArray[np.int64],
+    node: npt.NDArray[np.int64],
+    arc: npt.NDArray[np.int64],
+    latency: npt.NDArray[np.float64],
+    sources: npt.NDArray[np.int64],
+    *,
+    by_latency: bool,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

@@ -53,3 +53,14 @@ def test_link_busy_counts_directions_apart_on_full_duplex_links():
     b.send("h0", "h1", [], size=100)
     b.send("h1", "h0", [], size=300)
     assert R.link_busy(p, b.build()).tolist() == [3.0, 3.0]
+
+
+def test_d_mod_k_fast_path_matches_the_routing():
+    p = cs.topologies.fat_tree(3, 3, spines=2)
+    n = len(p.hosts)
+    src = np.repeat(np.arange(n), n)
+    dst = np.tile(np.arange(n), n)
+    fast = R._dmodk_routes(p, p.hosts, src, dst)
+    assert fast is not None
+    ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
+    assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)

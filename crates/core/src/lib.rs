@@ -14,6 +14,7 @@
 pub mod fluid;
 pub mod holdings;
 pub mod program;
+pub mod routing;
 pub mod sim;
 pub mod validate;
 

@@ -3,6 +3,7 @@
 //! Python sees `collsched._core`; nothing here decides anything.
 
 use collsched_core::program::{ProgramView, StructureError};
+use collsched_core::routing;
 use collsched_core::sim::{self, SimConfig, SimError, StageTable, Tie};
 use collsched_core::validate::{validate, Invalid, Options};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -231,12 +232,40 @@ fn simulate<'py>(
     ))
 }
 
+/// Shortest-path trees of `sources` over a CSR graph: `(parent, arc_in)`, each `len(sources) x n` (row-major).
+#[pyfunction]
+#[pyo3(signature = (ptr, node, arc, latency, sources, *, by_latency))]
+fn shortest_path_trees<'py>(
+    py: Python<'py>,
+    ptr: PyReadonlyArray1<i64>,
+    node: PyReadonlyArray1<i64>,
+    arc: PyReadonlyArray1<i64>,
+    latency: PyReadonlyArray1<f64>,
+    sources: PyReadonlyArray1<i64>,
+    by_latency: bool,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    let g = routing::Graph { ptr: ptr.as_slice()?, node: node.as_slice()?, arc: arc.as_slice()?, latency: latency.as_slice()? };
+    let n = g.ptr.len().saturating_sub(1);
+    if g.node.len() != g.arc.len() || g.node.len() != g.latency.len() || g.ptr.last().map_or(true, |&e| e as usize != g.node.len())
+        || g.node.iter().any(|&v| v < 0 || v as usize >= n)
+    {
+        return Err(PyValueError::new_err("malformed graph arrays"));
+    }
+    let sources = sources.as_slice()?;
+    if sources.iter().any(|&s| s < 0 || s as usize >= n) {
+        return Err(PyValueError::new_err("a source is not a node of the graph"));
+    }
+    let (parent, arc_in) = py.detach(|| routing::shortest_path_trees(&g, by_latency, sources));
+    Ok((PyArray1::from_vec(py, parent), PyArray1::from_vec(py, arc_in)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ProgramInvalid", m.py().get_type::<ProgramInvalid>())?;
     m.add("SimulationFailed", m.py().get_type::<SimulationFailed>())?;
     m.add_function(wrap_pyfunction!(validate_program, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

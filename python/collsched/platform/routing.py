@@ -25,11 +25,12 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
 
 from ..errors import PlatformError
 
@@ -246,40 +247,61 @@ class ShortestPath(Routing):
         >>> p.routing.route(p, "h3", "h0")
         (('13', False), ('01', False))
         """
-        trees = _shortest_path_trees(platform)
-        tree = trees.get((self.metric, src))
-        if tree is None:
-            tree = trees[(self.metric, src)] = self._tree(platform, src)
-        if dst not in tree:
+        parent, hop = self.trees(platform, [src])
+        index = _node_index(platform)
+        node, home = index[dst], index[src]
+        if parent[0, node] < 0:
             return None
+        links = _link_ids(platform)
         hops: list[Hop] = []
-        node = dst
-        while node != src:
-            node, hop = tree[node]
-            hops.append(hop)
+        while node != home:
+            arc = int(hop[0, node])
+            hops.append((links[arc >> 1], not arc & 1))
+            node = int(parent[0, node])
         return tuple(reversed(hops))
 
-    def _tree(self, platform: Platform, src: str) -> dict[str, tuple[str, Hop]]:
-        by_latency = self.metric == "latency"
-        best: dict[str, tuple[float, int]] = {src: (0.0, 0)}
-        pred: dict[str, tuple[str, Hop]] = {}
-        order = {n: i for i, n in enumerate(platform.nodes)}
-        heap = [(0.0, 0, order[src], src)]
-        done: set[str] = set()
-        while heap:
-            dist, hops, _, u = heapq.heappop(heap)
-            if u in done:
-                continue
-            done.add(u)
-            for v, link in platform.neighbours(u):
-                if v in done:
-                    continue
-                cost = (dist + link.latency, hops + 1) if by_latency else (float(hops + 1), hops + 1)
-                if v not in best or cost < best[v]:
-                    best[v] = cost
-                    pred[v] = (u, (link.id, link.ends[0] == u))
-                    heapq.heappush(heap, (cost[0], cost[1], order[v], v))
-        return pred
+    def trees(self, platform: Platform, sources) -> tuple[np.ndarray, np.ndarray]:
+        """The shortest-path trees of ``sources``, computed in the Rust core and cached per platform.
+
+        Parameters
+        ----------
+        platform : Platform
+        sources : sequence of str
+            Node ids.
+
+        Returns
+        -------
+        parent, arc : numpy.ndarray
+            ``len(sources) x len(platform.nodes)`` arrays over the nodes in
+            declaration order: each node's predecessor on its route from the
+            source (-1 for the source and unreachable nodes), and the hop
+            into it, as ``2 * link index + (0 forward, 1 backward)``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> p = topologies.star(3)
+        >>> parent, arc = p.routing.trees(p, ["h0"])
+        >>> list(p.nodes), parent[0].tolist()
+        (['h0', 'h1', 'h2', 'sw'], [-1, 3, 3, 0])
+        >>> [(list(p.links)[a >> 1], not a & 1) for a in arc[0, 1:].tolist()]
+        [('l1', False), ('l2', False), ('l0', True)]
+        """
+        from .. import _core
+
+        cache = _shortest_path_trees(platform)
+        missing = [src for src in dict.fromkeys(sources) if (self.metric, src) not in cache]
+        if missing:
+            index = _node_index(platform)
+            ptr, node, arc, latency = _graph_arrays(platform)
+            parent, hop = _core.shortest_path_trees(ptr, node, arc, latency,
+                                                    np.array([index[m] for m in missing], dtype=np.int64),
+                                                    by_latency=self.metric == "latency")
+            n = len(index)
+            for k, src in enumerate(missing):
+                cache[(self.metric, src)] = (parent[k * n:(k + 1) * n], hop[k * n:(k + 1) * n])
+        rows = [cache[(self.metric, src)] for src in sources]
+        return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
 
 
 def _shortest_path_trees(platform: Platform) -> dict:
@@ -287,6 +309,38 @@ def _shortest_path_trees(platform: Platform) -> dict:
     if trees is None:
         trees = platform.__dict__["_sp_trees"] = {}
     return trees
+
+
+def _node_index(platform: Platform) -> dict[str, int]:
+    index = platform.__dict__.get("_node_index")
+    if index is None:
+        index = platform.__dict__["_node_index"] = {n: i for i, n in enumerate(platform.nodes)}
+    return index
+
+
+def _link_ids(platform: Platform) -> tuple[str, ...]:
+    links = platform.__dict__.get("_link_ids")
+    if links is None:
+        links = platform.__dict__["_link_ids"] = tuple(platform.links)
+    return links
+
+
+def _graph_arrays(platform: Platform):
+    """The graph of links with ends in CSR form, each node's arcs in link declaration order (cached)."""
+    arrays = platform.__dict__.get("_sp_graph")
+    if arrays is None:
+        index = _node_index(platform)
+        link_index = {lid: i for i, lid in enumerate(platform.links)}
+        ptr, node, arc, latency = [0], [], [], []
+        for u in platform.nodes:
+            for v, link in platform.neighbours(u):
+                node.append(index[v])
+                arc.append(2 * link_index[link.id] + (link.ends[0] != u))
+                latency.append(link.latency)
+            ptr.append(len(node))
+        arrays = platform.__dict__["_sp_graph"] = (np.array(ptr, dtype=np.int64), np.array(node, dtype=np.int64),
+                                                    np.array(arc, dtype=np.int64), np.array(latency, dtype=np.float64))
+    return arrays
 
 
 @dataclass(frozen=True, eq=False)

@@ -175,6 +175,8 @@ def pair_routes(platform: Platform, ranks: Sequence[str], src, dst) -> PairRoute
     n = src.shape[0]
     found = _tree_routes(platform, ranks, src, dst)
     if found is None:
+        found = _dmodk_routes(platform, ranks, src, dst)
+    if found is None:
         hop_ptr, hop_link, hop_fwd = _routes_one_by_one(platform, ranks, src, dst)
     else:
         hop_ptr, hop_link, hop_fwd = found
@@ -219,30 +221,13 @@ def _tree_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst:
 
     if not isinstance(platform.routing, rt.ShortestPath) or src.shape[0] < 4 * max(len(set(src.tolist())), 1):
         return None
-    trees_of = getattr(rt, "_shortest_path_trees", None)
-    make_tree = getattr(platform.routing, "_tree", None)
-    if trees_of is None or make_tree is None:  # pragma: no cover - the routing module changed
-        return None
     sources = np.unique(src)
     node_ids = list(platform.nodes)
     if sources.shape[0] * len(node_ids) > _TREE_TABLE_LIMIT:
         return None
     node_index = {n: i for i, n in enumerate(node_ids)}
-    link_index = {lid: i for i, lid in enumerate(platform.links)}
-    trees = trees_of(platform)
-    parent = np.full((sources.shape[0], len(node_ids)), -1, dtype=np.int32)
-    hop = np.full((sources.shape[0], len(node_ids)), -1, dtype=np.int64)   # 2 * link + (0 forward, 1 backward)
-    metric = platform.routing.metric
-    for k, s in enumerate(sources.tolist()):
-        name = ranks[s]
-        tree = trees.get((metric, name))     # the routing's own cache (keyed as ShortestPath.route keys it)
-        if tree is None:
-            tree = trees[(metric, name)] = make_tree(platform, name)
-        if not tree:
-            continue
-        nodes = [node_index[v] for v in tree]
-        parent[k, nodes] = [node_index[u] for u, _ in tree.values()]
-        hop[k, nodes] = [2 * link_index[h[0]] + (not h[1]) for _, h in tree.values()]
+    # parent[k, v] and hop[k, v] (2 * link + (0 forward, 1 backward)) of source k's tree, from the Rust core
+    parent, hop = platform.routing.trees(platform, [ranks[s] for s in sources.tolist()])
     rank_node = np.array([node_index[r] for r in ranks], dtype=np.int64)
     row = np.searchsorted(sources, src)
     home, cur = rank_node[src], rank_node[dst].copy()
@@ -266,6 +251,46 @@ def _tree_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst:
     for depth, (who, h) in enumerate(levels):   # level d is the d-th hop from the end
         direction[hop_ptr[who + 1] - 1 - depth] = h
     return hop_ptr, direction // 2, (direction % 2) == 0
+
+
+def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
+    """D-mod-k routing on a fat tree, many pairs at once (or None for another routing or router ranks).
+
+    The same routes as :meth:`DModK.route <collsched.platform.routing.DModK.route>`: up to the
+    source's leaf, through spine ``host index(dst) mod S`` when the leaves differ, down to ``dst``.
+    """
+    from ..platform import routing as rt
+
+    routing = platform.routing
+    if not isinstance(routing, rt.DModK) or not all(platform.nodes[r].is_host for r in ranks):
+        return None
+    leaves = sorted(set(routing.leaf.values()))
+    leaf_no = {leaf: j for j, leaf in enumerate(leaves)}
+    link_no = {lid: i for i, lid in enumerate(platform.links)}
+
+    def arc(u: str, v: str) -> int:   # 2 * link + (0 forward, 1 backward), as the routing picks it
+        link, forward = rt._hop_between(platform, u, v)
+        return 2 * link_no[link] + (not forward)
+
+    up = np.array([arc(r, routing.leaf[r]) for r in ranks], dtype=_I)
+    down = np.array([arc(routing.leaf[r], r) for r in ranks], dtype=_I)
+    leaf = np.array([leaf_no[routing.leaf[r]] for r in ranks], dtype=_I)
+    rank_host = np.array([platform.host_index(r) for r in ranks], dtype=_I)
+    to_spine = np.array([[arc(l, sp) for sp in routing.spines] for l in leaves], dtype=_I)
+    from_spine = np.array([[arc(sp, l) for l in leaves] for sp in routing.spines], dtype=_I)
+    far = leaf[src] != leaf[dst]
+    counts = np.where(src == dst, 0, np.where(far, 4, 2)).astype(_I)
+    hop_ptr = np.zeros(src.shape[0] + 1, _I)
+    np.cumsum(counts, out=hop_ptr[1:])
+    arcs = np.empty(int(hop_ptr[-1]), _I)
+    moving = counts > 0
+    first, last = hop_ptr[:-1][moving], hop_ptr[1:][moving] - 1
+    arcs[first] = up[src[moving]]
+    arcs[last] = down[dst[moving]]
+    spine = rank_host[dst[far]] % len(routing.spines)
+    arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], spine]
+    arcs[hop_ptr[:-1][far] + 2] = from_spine[spine, leaf[dst[far]]]
+    return hop_ptr, arcs // 2, (arcs % 2) == 0
 
 
 def _link_numbers(platform: Platform) -> tuple[np.ndarray, np.ndarray]:
