@@ -178,3 +178,22 @@ def test_demo_prints_the_table(capsys):
     for word in ("reduce", "broadcast", "scatter", "gather", "alltoall", "binomial", "caterpillar"):
         assert word in out
     assert "no:" not in out
+
+
+def test_study_lists_and_runs(tmp_path, capsys):
+    from collsched.studies.base import Report, Table, _STUDIES, study
+
+    @study("cli-test", title="a test study", paper="none")
+    def _run(options):
+        return Report("cli-test", (Table("cubes", ("n", "n³"), [(n, n ** 3) for n in range(options.n(5, 2))]),))
+
+    try:
+        code, out, _ = run(["study"], capsys)
+        assert code == 0 and "cli-test" in out
+        code, out, _ = run(["study", "cli-test", "--quick", "--out", str(tmp_path)], capsys)
+        assert code == 0 and "cubes" in out
+        assert (tmp_path / "cli-test" / "cubes.csv").read_text().splitlines() == ["n,n³", "0,0", "1,1"]
+        code, _, err = run(["study", "no-such-study"], capsys)
+        assert code == 2 and "unknown study 'no-such-study'" in err
+    finally:
+        del _STUDIES["cli-test"]

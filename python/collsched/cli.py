@@ -160,6 +160,40 @@ def validate_command(platform: Path = typer.Argument(..., help="Platform file.")
     console.print(f"valid: {program.n_ops} operations, {program.n_messages} messages implement the {c.kind}")
 
 
+# --- studies --------------------------------------------------------------------------------
+@app.command("study")
+def study_command(name: Optional[str] = typer.Argument(None, help="Study name; omit to list the studies."),
+                  samples: Optional[int] = typer.Option(None, help="Samples per cell (default: the paper's)."),
+                  seed: int = typer.Option(0, help="Seed of every random draw."),
+                  quick: bool = typer.Option(False, help="A small version (fewer cells), for a first look."),
+                  out: Path = typer.Option(Path("studies-out"), help="Folder of the CSV results.")):
+    """Run one of the papers' experiments and print its tables beside the paper's figures."""
+    from .studies import get_study, run_study, study_names
+
+    if name is None:
+        table = Table(title="studies")
+        for col in ("name", "title", "paper"):
+            table.add_column(col)
+        for n in study_names():
+            s = get_study(n)
+            table.add_row(n, s.title, s.paper)
+        console.print(table)
+        return
+    if samples is not None and samples < 1:
+        raise CollschedError(f"--samples {samples} must be >= 1")
+    report = run_study(name, samples=samples, seed=seed, quick=quick, out=out)
+    for t in report.tables:
+        table = Table(title=t.title)
+        for col in t.columns:
+            table.add_column(str(col))
+        for row in t.rows:
+            table.add_row(*(f"{x:.4g}" if isinstance(x, float) else str(x) for x in row))
+        console.print(table)
+        for note in t.notes:
+            console.print(f"  {note}")
+    console.print("wrote " + ", ".join(report.files))
+
+
 # --- demo ---------------------------------------------------------------------------------
 @app.command("demo")
 def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform.")):
