@@ -162,7 +162,15 @@ def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = T
 
 
 def _load_families() -> None:
-    from . import baselines  # noqa: F401  (registers on import)
+    """Import every family package under :mod:`collsched.algorithms` (each registers on import)."""
+    import importlib
+    import pkgutil
+
+    from .. import algorithms
+
+    for module in pkgutil.iter_modules(algorithms.__path__):
+        if module.ispkg:
+            importlib.import_module(f"{algorithms.__name__}.{module.name}")
 
 
 def get(name: str) -> Algorithm:
