@@ -197,3 +197,10 @@ def test_study_lists_and_runs(tmp_path, capsys):
         assert code == 2 and "unknown study 'no-such-study'" in err
     finally:
         del _STUDIES["cli-test"]
+
+
+def test_usage_errors_exit_2_without_traceback(capsys):
+    code, _, err = run(["platform", "show"], capsys)
+    assert code == 2 and "Traceback" not in err and "Missing argument" in err
+    code, _, err = run(["no-such-command"], capsys)
+    assert code == 2 and "Traceback" not in err

@@ -74,3 +74,62 @@ def shortest_path_trees(
     *,
     by_latency: bool,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+
+def decompose_permutations(
+    n: int,
+    row_ptr: npt.NDArray[np.int64],
+    dst: npt.NDArray[np.int64],
+    size: npt.NDArray[np.float64],
+    path_ptr: npt.NDArray[np.int64],
+    path: npt.NDArray[np.int64],
+    n_resources: int,
+    *,
+    pairs: bool,
+    links: bool,
+    heap_k: int | None = None,
+    denominator: int = 1,
+    seed: int = 0,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Decompose a row-wise COM matrix into partial permutations (seed 002's RS family).
+
+    Returns ``(msg, phase, start, end)``: piece ``p`` sends units
+    ``start[p]:end[p]`` (of ``denominator``) of message ``msg[p]`` in phase
+    ``phase[p]``. Raises ValueError on inconsistent arrays.
+    """
+
+def open_shop_orders(
+    cost: npt.NDArray[np.float64],
+    mask: npt.NDArray[np.bool_],
+    prio: npt.NDArray[np.int64],
+) -> tuple[list[list[int]], float]: ...
+
+def liquid_search(
+    routes: list[list[int]],
+    n_resources: int,
+    length: int,
+    budget: int,
+    symmetry: bool = True,
+) -> tuple[int, list[list[int]], int]:
+    """Search a schedule of exactly ``length`` steps (seed 001's liquid search, generalised).
+
+    Returns ``(code, steps, nodes)``: code 0 found (``steps`` are transfer
+    indices), 1 proved infeasible, 2 budget of categories exhausted.
+    Raises ValueError if a route names a resource ``>= n_resources``.
+    """
+
+def liquid_greedy(routes: list[list[int]], n_resources: int) -> list[list[int]]:
+    """Greedy steps, most loaded resources first (seed 001's traffic, a fast heuristic)."""
+
+def liquid_first_fit(routes: list[list[int]], n_resources: int, order: list[int], home: list[int]) -> list[list[int]]:
+    """First-fit steps: transfers in ``order``, each in its ``home`` step when free, else the first step with room.
+
+    Raises ValueError unless ``order`` is a permutation of the transfers and ``home`` has one entry per transfer.
+    """
+
+def weighted_edge_coloring(
+    src: list[int],
+    dst: list[int],
+    weight: list[int],
+    n_left: int,
+    n_right: int,
+) -> list[tuple[int, list[int]]]: ...

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer.exceptions import TyperException
 from rich.console import Console
 from rich.table import Table
 
@@ -234,15 +235,15 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         sys.exit(code)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+    except typer.Abort:
+        sys.exit(1)
+    except TyperException as exc:  # usage errors: typer shows them itself
+        show = getattr(exc, "show", None)
+        if show is not None:
+            show()
+        else:
+            print(f"collsched: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -132,13 +132,16 @@ def demo_collectives(platform) -> dict[str, object]:
     }
 
 
-def demo_rows(seed: int = 1) -> list[DemoRow]:
-    """Plan, lower and validate every applicable algorithm for every demo collective.
+def demo_rows(seed: int = 1, *, families: tuple[str, ...] = ("baselines",)) -> list[DemoRow]:
+    """Plan, lower and validate every applicable algorithm of ``families`` for every demo collective.
 
     Parameters
     ----------
     seed : int
         Seed of the platform (:func:`demo_platform`) and of the algorithms.
+    families : tuple of str
+        Algorithm families to run (default: the MPI-library baselines; the
+        planner that compares every family by simulation is issue 9's).
 
     Returns
     -------
@@ -158,7 +161,7 @@ def demo_rows(seed: int = 1) -> list[DemoRow]:
     platform = demo_platform(seed)
     rows = []
     for label, collective in demo_collectives(platform).items():
-        for algo in registry.applicable(collective):
+        for algo in (a for a in registry.applicable(collective) if a.family in families):
             start = time.perf_counter()
             schedule = algo.function(platform, collective, seed=seed)
             program = lower_any(platform, collective, schedule)

@@ -11,8 +11,12 @@
 //!   implements its collective (every value delivered once, reductions in
 //!   operand order, nothing used before it arrived) or says precisely why not.
 
+pub mod coloring;
 pub mod fluid;
 pub mod holdings;
+pub mod liquid;
+pub mod orderings;
+pub mod permutations;
 pub mod program;
 pub mod routing;
 pub mod sim;

@@ -2,6 +2,11 @@
 //!
 //! Python sees `collsched._core`; nothing here decides anything.
 
+mod permutations;
+mod orderings;
+mod liquid;
+mod coloring;
+
 use collsched_core::program::{ProgramView, StructureError};
 use collsched_core::routing;
 use collsched_core::sim::{self, SimConfig, SimError, StageTable, Tie};
@@ -266,6 +271,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_program, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
+    m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
+    m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;
+    m.add_function(wrap_pyfunction!(liquid::liquid_search, m)?)?;
+    m.add_function(wrap_pyfunction!(liquid::liquid_greedy, m)?)?;
+    m.add_function(wrap_pyfunction!(liquid::liquid_first_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

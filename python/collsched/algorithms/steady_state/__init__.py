@@ -1,0 +1,15 @@
+"""Steady-state scheduling of series of scatters, all-to-alls, reduces and broadcasts (seed 000).
+
+Modules: :mod:`.exact` (HiGHS, exact rational recovery, certificate),
+:mod:`.lp_alltoall` (SSPA2A; SSSP, the scatter LP, is its one-source case),
+:mod:`.lp_reduce` (SSR), :mod:`.lp_broadcast` (series of broadcasts and tree
+packing), :mod:`.periodic` (period, weighted edge colouring, slots, the
+variant without split messages, lowering), :mod:`.trees` (FIND_TREE /
+EXTRACT_TREE), :mod:`.baseline` (MPICH binomial reduce, exact throughput)
+and :mod:`.plan` (the registered ``steady_state``, with the fixed period of
+section 4.6).
+"""
+
+from .plan import fixed_counts, steady_state
+
+__all__ = ["steady_state", "fixed_counts"]

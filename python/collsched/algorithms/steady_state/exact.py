@@ -1,0 +1,364 @@
+"""Exact optimum of a steady-state LP: HiGHS's basis, re-solved in rationals, and its certificate.
+
+The LPs of this package are built in standard form, ``max c·x`` subject to
+``A x = b``, ``x >= 0`` (one-port and compute constraints carry explicit
+slack columns). HiGHS solves it in floating point; :func:`solve` then takes
+HiGHS's optimal basis, solves the basis system ``A_B x_B = b`` and the dual
+system ``A_B^T y = c_B`` in :class:`fractions.Fraction` (sparse Gaussian
+elimination), and re-checks exactly
+
+* primal feasibility: ``A x = b`` row by row, ``x >= 0``;
+* dual feasibility: ``A^T y >= c`` column by column;
+* zero gap: ``c·x == b·y``.
+
+Together they prove that ``x`` is optimal (weak duality), so the throughput
+claimed is the exact optimum, not a rounded one.
+
+Examples
+--------
+``max x0 + x1`` subject to ``x0 + 2 x1 + s = 4``, ``3 x0 + x1 + t = 6``:
+
+>>> from fractions import Fraction
+>>> lp = LinearProgram()
+>>> x0, x1, s, t = (lp.column(n) for n in ("x0", "x1", "s", "t"))
+>>> lp.objective[x0] = lp.objective[x1] = Fraction(1)
+>>> lp.row({x0: 1, x1: 2, s: 1}, 4)
+0
+>>> lp.row({x0: 3, x1: 1, t: 1}, 6)
+1
+>>> sol = solve(lp)
+>>> sol.objective, sol.x[x0], sol.x[x1], sol.certified
+(Fraction(14, 5), Fraction(8, 5), Fraction(6, 5), True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ...errors import CollschedError
+from ...schedules.base import Status
+
+__all__ = ["LinearProgram", "LPSolution", "solve", "solve_sparse", "SteadyStateError"]
+
+#: Extra HiGHS options (the benchmark tries solvers through it).
+_HIGHS_OPTIONS: dict = {}
+
+
+class SteadyStateError(CollschedError):
+    """A steady-state problem that has no meaningful answer (unreachable host, zero throughput).
+
+    Examples
+    --------
+    >>> raise SteadyStateError("target 'h3' is unreachable from source 'h0'")
+    Traceback (most recent call last):
+    ...
+    collsched.algorithms.steady_state.exact.SteadyStateError: target 'h3' is unreachable from source 'h0'
+    """
+
+
+@dataclass
+class LinearProgram:
+    """``max objective·x`` subject to ``rows[i]·x = rhs[i]``, ``x >= 0``, with exact coefficients.
+
+    Attributes
+    ----------
+    names : list of str
+        One per column.
+    rows : list of dict
+        Sparse rows ``{column: Fraction}``.
+    rhs : list of Fraction
+    objective : dict
+        ``{column: Fraction}``.
+
+    Examples
+    --------
+    >>> lp = LinearProgram()
+    >>> x = lp.column("x")
+    >>> lp.row({x: 2}, 1)
+    0
+    >>> lp.size
+    (1, 1, 1)
+    """
+
+    names: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    rhs: list = field(default_factory=list)
+    objective: dict = field(default_factory=dict)
+
+    def column(self, name) -> int:
+        """Add a column (a variable ``>= 0``) and return its index.
+
+        Examples
+        --------
+        >>> LinearProgram().column("tp")
+        0
+        """
+        self.names.append(name)
+        return len(self.names) - 1
+
+    def row(self, coefs: dict, rhs) -> int:
+        """Add the equality ``coefs·x = rhs`` (zero coefficients dropped) and return its index.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); a = lp.column("a")
+        >>> lp.row({a: 1}, 0)
+        0
+        """
+        self.rows.append({j: Fraction(v) for j, v in coefs.items() if v != 0})
+        self.rhs.append(Fraction(rhs))
+        return len(self.rows) - 1
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """``(rows, columns, nonzeros)``.
+
+        Examples
+        --------
+        >>> LinearProgram().size
+        (0, 0, 0)
+        """
+        return len(self.rows), len(self.names), sum(len(r) for r in self.rows)
+
+
+@dataclass
+class LPSolution:
+    """An LP's exact optimum and how it was obtained.
+
+    Attributes
+    ----------
+    status : Status
+        OPTIMAL when certified, LIMIT when HiGHS stopped at its time limit,
+        INFEASIBLE or ERROR otherwise.
+    x : list of Fraction
+        Primal values (exact; empty unless OPTIMAL).
+    y : list of Fraction
+        Dual values of the rows (the certificate).
+    objective : Fraction
+    certified : bool
+        Primal feasibility, dual feasibility and zero gap all checked exactly.
+    highs_status : str
+        HiGHS's own model status message.
+    float_objective : float
+        HiGHS's floating-point objective (what was found so far, on LIMIT).
+    timings : dict
+        Seconds spent in ``solve`` (HiGHS) and ``exact`` (recovery and checks).
+
+    Examples
+    --------
+    >>> LPSolution(Status.ERROR).certified
+    False
+    """
+
+    status: Status
+    x: list = field(default_factory=list)
+    y: list = field(default_factory=list)
+    objective: Fraction = Fraction(0)
+    certified: bool = False
+    highs_status: str = ""
+    float_objective: float = float("nan")
+    timings: dict = field(default_factory=dict)
+
+
+def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
+    """Solve the square system ``rows · x = rhs`` over the unknowns ``cols`` exactly.
+
+    Sparse Gaussian elimination in :class:`fractions.Fraction`, pivoting on
+    the shortest remaining row (flow bases are nearly triangular, so fill-in
+    stays small).
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``{unknown: coefficient}``, one per equation (as many as ``cols``).
+    rhs : list of Fraction
+    cols : list
+        The unknowns.
+
+    Returns
+    -------
+    dict
+        ``{unknown: Fraction}``.
+
+    Raises
+    ------
+    CollschedError
+        If the system is singular.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> solve_sparse([{"a": F(1), "b": F(1)}, {"a": F(1), "b": F(-1)}], [F(3), F(1)], ["a", "b"])
+    {'a': Fraction(2, 1), 'b': Fraction(1, 1)}
+    """
+    if len(rows) != len(cols):
+        raise CollschedError(f"exact basis system has {len(rows)} equations for {len(cols)} unknowns")
+    work = [(dict(r), Fraction(v)) for r, v in zip(rows, rhs)]
+    col_rows: dict = {c: set() for c in cols}
+    for i, (r, _) in enumerate(work):
+        for c in r:
+            col_rows[c].add(i)
+    alive = set(range(len(work)))
+    order = []  # (pivot row, pivot column)
+    import heapq
+    heap = [(len(r), i) for i, (r, _) in enumerate(work)]
+    heapq.heapify(heap)
+    while alive:
+        n, i = heapq.heappop(heap)
+        if i not in alive or n != len(work[i][0]):
+            continue
+        r, v = work[i]
+        if not r:
+            raise CollschedError("exact basis system is singular")
+        c = min(r, key=lambda k: len(col_rows[k]))
+        alive.discard(i)
+        order.append((i, c))
+        piv = r[c]
+        for k in list(col_rows[c]):
+            if k == i or k not in alive:
+                continue
+            rk, vk = work[k]
+            f = rk[c] / piv
+            for cc, a in r.items():
+                nv = rk.get(cc, 0) - f * a
+                if nv == 0:
+                    if cc in rk:
+                        del rk[cc]
+                        col_rows[cc].discard(k)
+                else:
+                    if cc not in rk:
+                        col_rows[cc].add(k)
+                    rk[cc] = nv
+            work[k] = (rk, vk - f * v)
+            heapq.heappush(heap, (len(rk), k))
+        for cc in r:
+            col_rows[cc].discard(i)
+    out: dict = {}
+    for i, c in reversed(order):
+        r, v = work[i]
+        s = v - sum(a * out[cc] for cc, a in r.items() if cc != c)
+        out[c] = s / r[c]
+    return {c: out[c] for c in cols}
+
+
+def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
+    """Solve ``lp`` with HiGHS, then recover and certify its optimum exactly.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+    time_limit : float
+        Seconds HiGHS may take; past it the status is LIMIT.
+
+    Returns
+    -------
+    LPSolution
+        OPTIMAL only if the exact certificate holds.
+
+    Examples
+    --------
+    >>> lp = LinearProgram(); x = lp.column("x"); s = lp.column("s")
+    >>> lp.objective[x] = Fraction(1)
+    >>> _ = lp.row({x: 3, s: 1}, 1)
+    >>> sol = solve(lp)
+    >>> sol.status.value, sol.objective, sol.highs_status
+    ('optimal', Fraction(1, 3), 'Optimal')
+    """
+    import highspy
+
+    t0 = time.perf_counter()
+    m, n = len(lp.rows), len(lp.names)
+    start = np.zeros(n + 1, dtype=np.int32)
+    cols: list[list] = [[] for _ in range(n)]
+    for i, r in enumerate(lp.rows):
+        for j, a in r.items():
+            cols[j].append((i, float(a)))
+    np.cumsum([len(c) for c in cols], out=start[1:])
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(time_limit))
+    if n > 2000:  # interior point + crossover (an optimal basis) is much faster than simplex on the big LPs
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "on")
+    for k, v in _HIGHS_OPTIONS.items():
+        h.setOptionValue(k, v)
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = n, m
+    model.col_cost_ = np.array([float(lp.objective.get(j, 0)) for j in range(n)])
+    model.col_lower_ = np.zeros(n)
+    model.col_upper_ = np.full(n, highspy.kHighsInf)
+    rhs = np.array([float(v) for v in lp.rhs])
+    model.row_lower_, model.row_upper_ = rhs, rhs.copy()
+    model.sense_ = highspy.ObjSense.kMaximize
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = start
+    model.a_matrix_.index_ = np.array([i for c in cols for i, _ in c], dtype=np.int32)
+    model.a_matrix_.value_ = np.array([a for c in cols for _, a in c])
+    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, m
+    h.passModel(model)
+    h.run()
+    st = h.getModelStatus()
+    message = h.modelStatusToString(st)
+    t1 = time.perf_counter()
+    timings = {"solve": t1 - t0}
+    obj = h.getInfo().objective_function_value
+    if st == highspy.HighsModelStatus.kInfeasible:
+        return LPSolution(Status.INFEASIBLE, highs_status=message, timings=timings)
+    if st in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit):
+        return LPSolution(Status.LIMIT, highs_status=message, float_objective=obj, timings=timings)
+    if st != highspy.HighsModelStatus.kOptimal:
+        return LPSolution(Status.ERROR, highs_status=message, float_objective=obj, timings=timings)
+    basis = h.getBasis()
+    basic = highspy.HighsBasisStatus.kBasic
+    bcols = [j for j, s in enumerate(basis.col_status) if s == basic]
+    brows = {i for i, s in enumerate(basis.row_status) if s == basic}
+    eq_rows = [i for i in range(m) if i not in brows]
+    bset = set(bcols)
+    sys_rows = [{j: a for j, a in lp.rows[i].items() if j in bset} for i in eq_rows]
+    xb = solve_sparse(sys_rows, [lp.rhs[i] for i in eq_rows], bcols)
+    x = [Fraction(0)] * n
+    for j, v in xb.items():
+        x[j] = v
+    # dual: A_B^T y = c_B over the non-basic rows (basic rows have y = 0)
+    trows: dict = {j: {} for j in bcols}
+    for i in eq_rows:
+        for j, a in lp.rows[i].items():
+            if j in bset:
+                trows[j][i] = a
+    yv = solve_sparse([trows[j] for j in bcols], [lp.objective.get(j, Fraction(0)) for j in bcols], eq_rows)
+    y = [Fraction(0)] * m
+    for i, v in yv.items():
+        y[i] = v
+    certified = _certify(lp, x, y)
+    objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
+    timings["exact"] = time.perf_counter() - t1
+    return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings)
+
+
+def _certify(lp: LinearProgram, x: list, y: list) -> bool:
+    """Primal feasibility, dual feasibility and zero duality gap, exactly."""
+    if any(v < 0 for v in x):
+        return False
+    reduced = [-lp.objective.get(j, Fraction(0)) for j in range(len(x))]
+    nonzero = {j: v for j, v in enumerate(x) if v}
+    for i, r in enumerate(lp.rows):
+        total = Fraction(0)
+        for j, a in r.items():
+            v = nonzero.get(j)
+            if v is not None:
+                total += v if a == 1 else (-v if a == -1 else a * v)
+        if total != lp.rhs[i]:
+            return False
+        yi = y[i]
+        if yi:
+            for j, a in r.items():
+                reduced[j] += yi if a == 1 else (-yi if a == -1 else a * yi)
+    if any(d < 0 for d in reduced):
+        return False
+    primal = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
+    dual = sum((b * v for b, v in zip(lp.rhs, y)), Fraction(0))
+    return primal == dual

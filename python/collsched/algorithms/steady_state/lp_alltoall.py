@@ -1,0 +1,257 @@
+"""SSPA2A: the steady-state LP of a series of personalized all-to-alls (seed 000, section 3.5).
+
+Variables, per time unit: ``send(i→j, m_kl)`` messages of type ``m_kl``
+(from ``P_k`` to ``P_l``) on edge ``(i, j)`` of the platform's graph view
+(routers are nodes that forward and obey one-port like hosts), and the
+throughput ``TP``. Constraints:
+
+* one-port: ``Σ_j Σ_kl send(i→j, m_kl) δ_kl c(i,j) <= 1`` for sends and
+  likewise for receives, at every node;
+* conservation at every node other than ``P_k`` and ``P_l``;
+* **net** inflow of ``m_kl`` at ``P_l`` equals ``TP`` (DESIGN.md's pitfall:
+  seed 000's printed gross inflow lets a cycle through ``P_l`` "deliver"
+  messages that never left ``P_k``); columns for edges into ``P_k`` or out
+  of ``P_l`` are left out, as they only carry cycles.
+
+Examples
+--------
+>>> import collsched as cs
+>>> p = cs.topologies.star(3, bandwidth=1e6, latency=0)
+>>> c = cs.AllToAll(senders=p.hosts, size=1e6)
+>>> f = solve_flows(p, commodities_of(c))
+>>> f.throughput, f.solution.certified
+(Fraction(1, 6), True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import networkx as nx
+
+from ...collectives import AllToAll, AllToMany, Scatter
+from ...errors import CollectiveError
+from ...schedules.base import Status
+from .exact import LinearProgram, LPSolution, SteadyStateError, solve
+
+__all__ = ["Network", "network", "FlowSolution", "commodities_of", "solve_flows"]
+
+
+@dataclass
+class Network:
+    """The graph view as exact data: nodes, edges ``(u, v)`` with their cost ``c`` (s/byte, Fraction).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.star(2))
+    >>> len(net.nodes), len(net.edges)
+    (3, 4)
+    """
+
+    nodes: list
+    edges: list
+    cost: dict
+    speed: dict
+    graph: object = None
+    out_edges: dict = field(default_factory=dict)
+    in_edges: dict = field(default_factory=dict)
+
+
+def _exact_cost(edge) -> Fraction:
+    """The edge's seconds per byte as an exact rational: ``1 / bandwidth`` or the cost itself, whichever is simpler.
+
+    Both are exact readings of the data (a bandwidth of ``1e6`` means a cost
+    of exactly ``1/1000000``; a cost of ``3.0`` a bandwidth of ``1/3``).
+    """
+    by_bw = 1 / Fraction(float(edge["bandwidth"]))
+    by_cost = Fraction(float(edge["cost"]))
+    if abs(float(by_bw) - float(by_cost)) > 1e-12 * float(by_cost):
+        return by_cost
+    return min(by_bw, by_cost, key=lambda f: f.denominator)
+
+
+def network(platform) -> Network:
+    """The platform's graph view (:meth:`Platform.graph`) with exact edge costs and host speeds.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.star(2, bandwidth=4, latency=0))
+    >>> net.cost[net.edges[0]]
+    Fraction(1, 4)
+    """
+    g = platform.graph()
+    nodes = list(platform.nodes)
+    edges = [(u, v) for u, v in g.edges() if u != v]
+    cost = {e: _exact_cost(g.edges[e]) for e in edges}
+    speed = {h: Fraction(float(platform.nodes[h].speed)) for h in platform.hosts}
+    out_e: dict = {n: [] for n in nodes}
+    in_e: dict = {n: [] for n in nodes}
+    for e in edges:
+        out_e[e[0]].append(e)
+        in_e[e[1]].append(e)
+    return Network(nodes, edges, cost, speed, g, out_e, in_e)
+
+
+def commodities_of(collective) -> list[tuple[str, str, Fraction]]:
+    """``(source, destination, bytes)`` of each message type of a scatter, all-to-all or all-to-many.
+
+    Raises
+    ------
+    CollectiveError
+        For another kind of collective.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> commodities_of(cs.Scatter(source="h0", targets=["h1", "h0"], size=2))
+    [('h0', 'h1', Fraction(2, 1))]
+    """
+    c = collective.base
+    if isinstance(c, Scatter):
+        return [(c.source, t, Fraction(c.size)) for t in c.targets if t != c.source]
+    if isinstance(c, AllToAll):
+        return [(a, b, Fraction(s)) for a, b, s in c.messages()]
+    if isinstance(c, AllToMany):
+        return [(a, b, Fraction(s)) for (a, b), s in c.sizes.items() if a != b]
+    raise CollectiveError(f"no flow commodities for a {c.kind}")
+
+
+@dataclass
+class FlowSolution:
+    """The exact optimum of SSSP / SSPA2A.
+
+    Attributes
+    ----------
+    throughput : Fraction
+        Operations per second.
+    send : dict
+        ``(u, v, k) -> messages per second`` of commodity ``k`` on edge ``(u, v)`` (non-zero only).
+    occupation : dict
+        ``(u, v) -> s(u→v)``, the fraction of time the edge is busy.
+    commodities : list
+    solution : LPSolution
+    size : tuple
+        ``(rows, columns, nonzeros)`` of the LP.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(2, bandwidth=1, latency=0)
+    >>> f = solve_flows(p, [("h0", "h1", Fraction(1))])
+    >>> f.throughput, f.occupation[("h0", "sw")]
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+
+    throughput: Fraction
+    send: dict
+    occupation: dict
+    commodities: list
+    solution: LPSolution
+    size: tuple
+    network: Network
+
+
+def _check_reachable(net: Network, pairs) -> None:
+    for a, b in pairs:
+        if a not in net.graph or b not in net.graph or not nx.has_path(net.graph, a, b):
+            raise SteadyStateError(f"host {b!r} is unreachable from {a!r} in the platform's graph view",
+                                   fix="connect it or drop it from the collective")
+
+
+def one_port_rows(lp: LinearProgram, net: Network, busy: dict) -> None:
+    """Add ``Σ out-time + slack = 1`` and ``Σ in-time + slack = 1`` for every node.
+
+    ``busy`` maps an edge to ``{column: seconds per unit of that column}``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.star(2))
+    >>> lp = LinearProgram(); one_port_rows(lp, net, {})
+    >>> lp.size
+    (0, 0, 0)
+    """
+    for side, edges in (("out", net.out_edges), ("in", net.in_edges)):
+        for n in net.nodes:
+            coefs: dict = {}
+            for e in edges[n]:
+                for j, a in busy.get(e, {}).items():
+                    coefs[j] = coefs.get(j, 0) + a
+            if coefs:
+                coefs[lp.column(("slack", side, n))] = Fraction(1)
+                lp.row(coefs, 1)
+
+
+def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolution:
+    """Build and solve SSPA2A (SSSP when every commodity leaves one source), exactly.
+
+    Parameters
+    ----------
+    platform : Platform
+    commodities : list of (str, str, Fraction)
+        ``(source, destination, bytes)`` per message type.
+    time_limit : float
+        Seconds for HiGHS.
+
+    Returns
+    -------
+    FlowSolution
+        Exact and certified when ``solution.status`` is OPTIMAL.
+
+    Raises
+    ------
+    SteadyStateError
+        If a destination is unreachable, or the throughput is zero.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+    >>> solve_flows(p, [("h0", "h1", Fraction(1)), ("h0", "h2", Fraction(1))]).throughput
+    Fraction(1, 2)
+    """
+    net = network(platform)
+    for a, b, s in commodities:
+        if not s > 0:
+            raise SteadyStateError(f"message {a}->{b} has size {s}", fix="give positive sizes")
+    _check_reachable(net, [(a, b) for a, b, _ in commodities])
+    lp = LinearProgram()
+    tp = lp.column("TP")
+    lp.objective[tp] = Fraction(1)
+    col: dict = {}
+    busy: dict = {}
+    for k, (a, b, size) in enumerate(commodities):
+        for e in net.edges:
+            if e[1] == a or e[0] == b:
+                continue
+            j = col[(e[0], e[1], k)] = lp.column(("send", e[0], e[1], k))
+            busy.setdefault(e, {})[j] = size * net.cost[e]
+    for k, (a, b, _) in enumerate(commodities):
+        for n in net.nodes:
+            if n == a:
+                continue
+            coefs: dict = {}
+            for e in net.in_edges[n]:
+                if (e[0], e[1], k) in col:
+                    coefs[col[(e[0], e[1], k)]] = coefs.get(col[(e[0], e[1], k)], 0) + 1
+            for e in net.out_edges[n]:
+                if (e[0], e[1], k) in col:
+                    coefs[col[(e[0], e[1], k)]] = coefs.get(col[(e[0], e[1], k)], 0) - 1
+            if n == b:
+                coefs[tp] = Fraction(-1)
+            if coefs:
+                lp.row(coefs, 0)
+    one_port_rows(lp, net, busy)
+    sol = solve(lp, time_limit=time_limit)
+    if sol.status is not Status.OPTIMAL:
+        return FlowSolution(Fraction(0), {}, {}, list(commodities), sol, lp.size, net)
+    if sol.objective == 0:
+        raise SteadyStateError("the steady-state throughput is zero", fix="check link bandwidths")
+    send = {key: sol.x[j] for key, j in col.items() if sol.x[j]}
+    occ: dict = {}
+    for (u, v, k), val in send.items():
+        occ[(u, v)] = occ.get((u, v), 0) + val * commodities[k][2] * net.cost[(u, v)]
+    return FlowSolution(sol.objective, send, occ, list(commodities), sol, lp.size, net)

@@ -1,0 +1,186 @@
+r"""SSR: the steady-state LP of a series of reduces with a non-commutative operator (seed 000, section 4.2).
+
+Participants ``P_0 .. P_N`` (operand order) hold ``v_0 .. v_N``; partial
+results ``v[k..m]`` combine only as ``v[k..l] ⊕ v[l+1..m]`` (task
+``T(k,l,m)``). Variables per time unit: ``send(i→j, v[k..m])`` on every edge
+of the graph view (routers forward and obey one-port), ``cons(i, T(k,l,m))``
+on every host (full overlap of computation and communication), and ``TP``.
+
+**Conservation, derived again from the reduction-tree model** (seed 000's
+(10) and (11) have index slips: (10) says "or" where both exceptions hold at
+once, and (11) sums ``0 <= l < N-1``, which leaves out ``T(0,N-1,N)``). For
+every node ``i`` and interval ``[k,m]``, with ``host(k)`` the participant
+holding ``v_k`` and ``t`` the target:
+
+.. math::
+
+   \sum_{j} send(j→i, v[k..m]) + \sum_{k \le l < m} cons(i, T(k,l,m))
+   - \sum_{j} send(i→j, v[k..m]) - \sum_{n > m} cons(i, T(k,m,n))
+   - \sum_{n < k} cons(i, T(n,k-1,m)) = 0,
+
+except (a) ``([k,k], host(k))``, where ``v_k`` is available without limit
+(no constraint), and (b) ``([0,N], t)``, where the left-hand side (the
+**net** number of final results produced or received at the target) equals
+``TP`` — the corrected (11): ``TP = Σ_j send(j→t, v[0..N]) - Σ_j send(t→j, v[0..N])
++ Σ_{0 <= l < N} cons(t, T(0,l,N))``. Columns that can only carry cycles
+(``v[k..k]`` into ``host(k)``, ``v[0..N]`` out of the target) are left out.
+
+One-port on sends and receives as for scatters; computation
+``Σ cons(i, T) w(i, T) <= 1`` with ``w(i, T(k,l,m)) = task_cost(k,l,m) / speed(i)``.
+
+Examples
+--------
+>>> import collsched as cs
+>>> p = cs.topologies.fully_connected(3, bandwidth=1, latency=0, speed=1)
+>>> c = cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=1)
+>>> r = solve_reduce(p, c)
+>>> r.throughput, r.solution.certified
+(Fraction(1, 1), True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import networkx as nx
+
+from ...schedules.base import Status
+from .exact import LinearProgram, LPSolution, SteadyStateError, solve
+from .lp_alltoall import Network, network, one_port_rows
+
+__all__ = ["ReduceSolution", "solve_reduce"]
+
+
+@dataclass
+class ReduceSolution:
+    """The exact optimum of SSR.
+
+    Attributes
+    ----------
+    throughput : Fraction
+    send : dict
+        ``(u, v, k, m) -> Fraction``, non-zero entries.
+    cons : dict
+        ``(i, k, l, m) -> Fraction``, non-zero entries.
+    solution : LPSolution
+    size : tuple
+    network : Network
+    host_of : list
+        ``host_of[k]`` holds ``v_k``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
+    >>> r = solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=1))
+    >>> r.throughput, sum(r.cons.values())
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+
+    throughput: Fraction
+    send: dict
+    cons: dict
+    solution: LPSolution
+    size: tuple
+    network: Network
+    host_of: list
+    target: str
+
+
+def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolution:
+    """Build and solve SSR exactly.
+
+    Parameters
+    ----------
+    platform : Platform
+    reduce : Reduce
+    time_limit : float
+
+    Returns
+    -------
+    ReduceSolution
+
+    Raises
+    ------
+    SteadyStateError
+        If a participant cannot reach the target, or the throughput is zero.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0, speed=1)
+    >>> solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=0)).throughput
+    Fraction(1, 2)
+    """
+    net = network(platform)
+    hosts_of = list(reduce.participants)
+    N = len(hosts_of) - 1
+    target = reduce.target
+    for h in hosts_of:
+        if h != target and not nx.has_path(net.graph, h, target):
+            raise SteadyStateError(f"participant {h!r} cannot reach target {target!r} in the platform's graph view",
+                                   fix="connect it or drop it from the reduce")
+    intervals = [(k, m) for k in range(N + 1) for m in range(k, N + 1)]
+    size = {(k, m): Fraction(reduce.partial_size(k, m)) for k, m in intervals}
+    for (k, m), s in size.items():
+        if not s > 0:
+            raise SteadyStateError(f"partial result v[{k}..{m}] has size {s}", fix="give positive sizes")
+    lp = LinearProgram()
+    tp = lp.column("TP")
+    lp.objective[tp] = Fraction(1)
+    scol: dict = {}
+    busy: dict = {}
+    for k, m in intervals:
+        for e in net.edges:
+            if (k == m and e[1] == hosts_of[k]) or ((k, m) == (0, N) and e[0] == target):
+                continue
+            j = scol[(e[0], e[1], k, m)] = lp.column(("send", e[0], e[1], k, m))
+            busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
+    ccol: dict = {}
+    compute: dict = {}
+    for i in platform.hosts:
+        for k in range(N + 1):
+            for m in range(k + 1, N + 1):
+                for l in range(k, m):
+                    j = ccol[(i, k, l, m)] = lp.column(("cons", i, k, l, m))
+                    w = Fraction(reduce.task_cost_of(k, l, m)) / net.speed[i]
+                    if w:
+                        compute.setdefault(i, {})[j] = w
+    for i in net.nodes:
+        for k, m in intervals:
+            if k == m and i == hosts_of[k]:
+                continue
+            coefs: dict = {}
+
+            def add(key, table, sign):
+                if key in table:
+                    coefs[table[key]] = coefs.get(table[key], 0) + sign
+
+            for e in net.in_edges[i]:
+                add((e[0], e[1], k, m), scol, 1)
+            for e in net.out_edges[i]:
+                add((e[0], e[1], k, m), scol, -1)
+            for l in range(k, m):
+                add((i, k, l, m), ccol, 1)
+            for n in range(m + 1, N + 1):
+                add((i, k, m, n), ccol, -1)
+            for n in range(0, k):
+                add((i, n, k - 1, m), ccol, -1)
+            if (k, m) == (0, N) and i == target:
+                coefs[tp] = Fraction(-1)
+            if coefs:
+                lp.row(coefs, 0)
+    one_port_rows(lp, net, busy)
+    for i, coefs in compute.items():
+        coefs = dict(coefs)
+        coefs[lp.column(("slack", "cpu", i))] = Fraction(1)
+        lp.row(coefs, 1)
+    sol = solve(lp, time_limit=time_limit)
+    if sol.status is not Status.OPTIMAL:
+        return ReduceSolution(Fraction(0), {}, {}, sol, lp.size, net, hosts_of, target)
+    if sol.objective == 0:
+        raise SteadyStateError("the steady-state throughput is zero", fix="check link bandwidths and speeds")
+    send = {key: sol.x[j] for key, j in scol.items() if sol.x[j]}
+    cons = {key: sol.x[j] for key, j in ccol.items() if sol.x[j]}
+    return ReduceSolution(sol.objective, send, cons, sol, lp.size, net, hosts_of, target)

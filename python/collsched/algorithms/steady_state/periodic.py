@@ -1,0 +1,394 @@
+"""From an exact LP optimum to a periodic schedule: period, matchings, slots, lowering (seed 000, §3.3-3.4).
+
+1. **Period.** ``T`` = lcm of the denominators of every activity variable
+   (``send`` and ``s``), as in seed 000; ``TP·T`` operations start per
+   period. When that count exceeds ``max_ops`` (floating-point platform data
+   give huge denominators), a fixed period is used instead (§4.6): each
+   route or tree of rate ``r`` gets ``floor(r·T_fixed)`` operations.
+2. **Routes.** Each message type's flow is decomposed into paths (the
+   circulations left over carry nothing and are dropped); every operation of
+   the period is assigned a path, and hop ``h`` of that path happens ``h``
+   periods after the operation's first period (relative instance ``t - h·q``),
+   so a relay always forwards what it received in an earlier period.
+3. **Matchings.** The bipartite send/receive multigraph of one period (edge
+   weight = seconds of transfer on that edge) is made weight-regular and
+   peeled into perfect matchings (:func:`color`); their durations sum to the
+   largest one-port load, at most ``T``.
+4. **Slots.** Each matching becomes a :class:`~collsched.schedules.periodic.Slot`;
+   the edge's messages are laid end to end on the edge's timeline and each
+   slot carries the pieces that fall into its interval (split messages, in
+   units of ``1/denominator``). Without splitting (``split=False``) a
+   message goes whole into the slot where it starts.
+5. **Init and clean-up.** The pipeline fills and drains inside the lowered
+   program: transfers of instances outside ``0 .. K-1`` are skipped, so the
+   first ``lag`` periods are the initialisation and the last ``lag`` the
+   clean-up; both last a constant number of periods, independent of ``K``,
+   which is what §3.4's asymptotic optimality needs.
+
+Examples
+--------
+>>> from fractions import Fraction as F
+>>> mats = color({("a", "b"): F(2), ("a", "c"): F(1), ("d", "b"): F(1)})
+>>> sum(d for d, _ in mats)
+Fraction(3, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import networkx as nx
+
+from ...schedules.periodic import PeriodicSchedule, PeriodicTransfer, Slot, _emit
+from ...schedules.program import ProgramBuilder
+from ...schedules.values import Piece
+
+__all__ = ["period_of", "decompose_paths", "color", "SteadyStateSchedule", "route_slots", "type_amounts", "whole_slots"]
+
+
+def period_of(values) -> int:
+    """The lcm of the denominators of ``values`` (Fractions).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> period_of([F(1, 4), F(1, 6), F(2)])
+    12
+    """
+    t = 1
+    for v in values:
+        t = math.lcm(t, Fraction(v).denominator)
+    return t
+
+
+def decompose_paths(flow: dict, src, dst) -> list[tuple[Fraction, tuple]]:
+    """Decompose one commodity's edge flow ``{(u, v): rate}`` into ``(rate, path)`` from ``src`` to ``dst``.
+
+    Circulations left when no path remains are dropped (they deliver nothing).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> decompose_paths({("s", "a"): F(1), ("a", "t"): F(1), ("s", "t"): F(1, 2)}, "s", "t")
+    [(Fraction(1, 2), ('s', 't')), (Fraction(1, 1), ('s', 'a', 't'))]
+    """
+    rest = {e: v for e, v in flow.items() if v > 0}
+    out = []
+    while True:
+        g = nx.DiGraph()
+        g.add_edges_from(rest)
+        if src not in g or dst not in g or not nx.has_path(g, src, dst):
+            return out
+        path = tuple(nx.shortest_path(g, src, dst))
+        hops = list(zip(path, path[1:]))
+        r = min(rest[e] for e in hops)
+        for e in hops:
+            rest[e] -= r
+            if rest[e] == 0:
+                del rest[e]
+        out.append((r, path))
+
+
+def color(weights: dict) -> list[tuple[Fraction, list]]:
+    """Weighted edge colouring of a bipartite graph: matchings ``(duration, [(u, v), ...])``.
+
+    ``weights`` maps ``(sender, receiver)`` to a positive duration. The graph
+    is made weight-regular (degree ``Δ`` = the largest weighted degree) with
+    dummy edges, then perfect matchings are peeled off, each for the
+    smallest weight it covers; the durations sum to ``Δ``. Dummy edges are
+    left out of the returned matchings.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> color({("a", "b"): F(1)})
+    [(Fraction(1, 1), [('a', 'b')])]
+    """
+    try:
+        from ... import _core
+        native = getattr(_core, "weighted_edge_coloring", None)
+    except ImportError:  # pragma: no cover
+        native = None
+    if native is not None:
+        res = _color_native(native, weights)
+        if res is not None:
+            return res
+    return _color_python(weights)
+
+
+def _regular(weights: dict):
+    """Left and right nodes, real weights and dummy weights (kept apart) of the weight-regular graph."""
+    senders = sorted({u for u, _ in weights}, key=str)
+    receivers = sorted({v for _, v in weights}, key=str)
+    n = max(len(senders), len(receivers))
+    S = [("s", u) for u in senders] + [("s", ("dummy", i)) for i in range(n - len(senders))]
+    R = [("r", v) for v in receivers] + [("r", ("dummy", i)) for i in range(n - len(receivers))]
+    real: dict = {}
+    deg: dict = {}
+    for (u, v), x in weights.items():
+        if x > 0:
+            real[(("s", u), ("r", v))] = real.get((("s", u), ("r", v)), 0) + Fraction(x)
+            deg[("s", u)] = deg.get(("s", u), 0) + Fraction(x)
+            deg[("r", v)] = deg.get(("r", v), 0) + Fraction(x)
+    delta = max(deg.values(), default=Fraction(0))
+    ds = [[a, delta - deg.get(a, 0)] for a in S]
+    dr = [[b, delta - deg.get(b, 0)] for b in R]
+    i = j = 0
+    dummy: dict = {}
+    while i < len(ds) and j < len(dr):
+        if ds[i][1] == 0:
+            i += 1
+            continue
+        if dr[j][1] == 0:
+            j += 1
+            continue
+        x = min(ds[i][1], dr[j][1])
+        key = (ds[i][0], dr[j][0])
+        dummy[key] = dummy.get(key, 0) + x
+        ds[i][1] -= x
+        dr[j][1] -= x
+    return S, R, real, dummy
+
+
+def _color_python(weights: dict) -> list[tuple[Fraction, list]]:
+    S, R, real, dummy = _regular(weights)
+    out = []
+    while real:
+        g = nx.Graph()
+        g.add_nodes_from(S)
+        g.add_nodes_from(R)
+        g.add_edges_from(real)
+        g.add_edges_from(dummy)
+        m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=S)
+        pairs = [(a, m[a]) for a in S if a in m]
+        if len(pairs) != len(S):  # pragma: no cover - König: a regular bipartite graph has one
+            raise RuntimeError("no perfect matching in a weight-regular bipartite graph")
+        # each pair is peeled from its real part if it has one, else from its dummy part
+        part = {e: (real if e in real else dummy) for e in pairs}
+        eps = min(part[e][e] for e in pairs)
+        for e in pairs:
+            part[e][e] -= eps
+            if part[e][e] == 0:
+                del part[e][e]
+        edges = [(a[1], b[1]) for a, b in pairs if part[(a, b)] is real]
+        if edges:
+            out.append((eps, edges))
+    return out
+
+
+def _color_native(native, weights: dict):
+    """The Rust colouring on integer weights (a common denominator); None if they do not fit in 63 bits."""
+    items = [(k, Fraction(v)) for k, v in weights.items() if v > 0]
+    if not items:
+        return []
+    den = period_of(v for _, v in items)
+    ints = [int(v * den) for _, v in items]
+    if sum(ints) * (2 * len(items) + 2) >= 2**63:
+        return None
+    senders = sorted({u for (u, _), _ in items}, key=str)
+    receivers = sorted({v for (_, v), _ in items}, key=str)
+    si = {u: i for i, u in enumerate(senders)}
+    ri = {v: i for i, v in enumerate(receivers)}
+    try:
+        mats = native([si[u] for (u, _), _ in items], [ri[v] for (_, v), _ in items], ints,
+                      len(senders), len(receivers))
+    except OverflowError:  # pragma: no cover - guarded above
+        return None
+    return [(Fraction(d, den), [items[e][0] for e in edges]) for d, edges in mats]
+
+
+class SteadyStateSchedule(PeriodicSchedule):
+    """A :class:`~collsched.schedules.periodic.PeriodicSchedule` whose ranks include the routers it uses.
+
+    Routers forward and obey one-port in the LP, so they run operations in
+    the lowered program (a router may be a program rank, see
+    ``OnePort(cost="edges")``). ``params["ranks"]`` lists the ranks.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+    >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
+    >>> s = cs.plan(p, c, algorithm="steady_state")
+    >>> s.lower(p, c).ranks
+    ('h0', 'h1', 'h2', 'sw')
+    """
+
+    def lower(self, platform, collective=None):
+        """The program of ``collective.count`` operations over the hosts and the routers used.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+        >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
+        >>> cs.validate(p, c, cs.plan(p, c, algorithm="steady_state"))
+        """
+        collective = self.answering(collective)
+        count = collective.count
+        ranks = list(platform.hosts) + [r for r in self.params.get("ranks", ()) if r not in platform.hosts]
+        b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
+        done: dict = {}
+        for slot in self.init:
+            done = _emit(b, slot, 0, count, done)
+        for p in range(self.periods_for(count)):
+            for slot in self.slots:
+                done = _emit(b, slot, p * self.ops_per_period, count, done)
+        for slot in self.cleanup:
+            done = _emit(b, slot, 0, count, done)
+        return b.build()
+
+
+def _type(value):
+    """A message type: the value without its instance."""
+    return value._replace(inst=0)
+
+
+def type_amounts(items: dict, mats: list) -> dict:
+    """``(matching, edge, type) -> messages`` (a Fraction) that the matching carries of that type on that edge.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from collsched.schedules.values import block
+    >>> items = {("a", "b"): [(block(0, 0, 1), F(1), 8.0), (block(1, 0, 1), F(1), 8.0)]}
+    >>> type_amounts(items, [(F(1, 2), [("a", "b")]), (F(3, 2), [("a", "b")])])
+    {(0, ('a', 'b'), m[0→1]@0): Fraction(1, 2), (1, ('a', 'b'), m[0→1]@0): Fraction(3, 2)}
+    """
+    out: dict = {}
+    for e, msgs in items.items():
+        cuts = []
+        pos = Fraction(0)
+        for k, (d, edges) in enumerate(mats):
+            if e in edges:
+                cuts.append((k, pos, pos + d))
+                pos += d
+        t = Fraction(0)
+        for value, sec, _ in msgs:
+            for k, a, b in cuts:
+                lo, hi = max(a, t), min(b, t + sec)
+                if lo < hi:
+                    key = (k, e, _type(value))
+                    out[key] = out.get(key, 0) + (hi - lo) / sec
+            t += sec
+    return out
+
+
+def whole_slots(items: dict, mats: list, amounts: dict, scale: int) -> list:
+    """The variant without split messages (seed 000, Fig. 4(b)): the period scaled by ``scale``.
+
+    ``items`` are the messages of the scaled period (``scale`` times as many
+    of each type on each edge); matching ``k`` lasts ``scale`` times longer
+    and carries ``amounts[k, e, type] · scale`` whole messages of each type,
+    an integer by the choice of ``scale`` (the lcm of the amounts'
+    denominators).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from collsched.schedules.values import block
+    >>> mats = [(F(1, 2), [("a", "b")]), (F(1, 2), [("a", "b")])]
+    >>> items = {("a", "b"): [(block(0, 0, 1), F(1, 2), 8.0), (block(1, 0, 1), F(1, 2), 8.0)]}
+    >>> amounts = {(0, ("a", "b"), block(0, 0, 1)): F(1, 2), (1, ("a", "b"), block(0, 0, 1)): F(1, 2)}
+    >>> [len(s.transfers) for s in whole_slots(items, mats, amounts, 2)]
+    [1, 1]
+    """
+    queues: dict = {}
+    for e, msgs in items.items():
+        for value, _, size in msgs:
+            queues.setdefault((e, _type(value)), []).append((value, size))
+    heads = {key: 0 for key in queues}
+    slots = []
+    for k, (d, edges) in enumerate(mats):
+        transfers = []
+        for e in edges:
+            for (kk, ee, ty), amount in amounts.items():
+                if kk != k or ee != e:
+                    continue
+                n = amount * scale
+                if n.denominator != 1:
+                    raise ValueError(f"scale {scale} leaves {n} messages in a matching")
+                q = queues[(e, ty)]
+                take = q[heads[(e, ty)]:heads[(e, ty)] + int(n)]
+                heads[(e, ty)] += int(n)
+                for value, size in take:
+                    transfers.append(PeriodicTransfer(e[0], e[1], [value], size))
+        slots.append(Slot(d * scale, transfers))
+    return slots
+
+
+def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40):
+    """Slots of one period from the messages on each edge.
+
+    Parameters
+    ----------
+    items : dict
+        ``(u, v) -> [(value, seconds, bytes), ...]``: the edge's messages of
+        one period, in order (``value`` with a relative instance).
+    split : bool
+        Split messages across matchings (exact durations); else whole
+        messages go into the slot where they start.
+    max_denominator : int
+        Above this piece denominator, messages are not split.
+
+    Returns
+    -------
+    (list of Slot, int)
+        The slots and the piece denominator.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from collsched.schedules.values import block
+    >>> slots, den = route_slots({("a", "b"): [(block(0, 0, 1), F(1), 8.0)]})
+    >>> len(slots), den, slots[0].duration
+    (1, 1, Fraction(1, 1))
+    """
+    weights = {e: sum((x[1] for x in msgs), Fraction(0)) for e, msgs in items.items() if msgs}
+    mats = color(weights)
+    # each edge's timeline: matching k covers [pos, pos + d) of it
+    cuts: dict = {e: [] for e in weights}
+    for k, (d, edges) in enumerate(mats):
+        for e in edges:
+            start = cuts[e][-1][2] if cuts[e] else Fraction(0)
+            cuts[e].append((k, start, start + d))
+    den = 1
+    if split:
+        for e, msgs in items.items():
+            t = Fraction(0)
+            for _, sec, _ in msgs:
+                for _, a, b in cuts.get(e, ()):
+                    for x in (a, b):
+                        if t < x < t + sec:
+                            den = math.lcm(den, ((x - t) / sec).denominator)
+                t += sec
+        if den > max_denominator:
+            split, den = False, 1
+    per_slot: list[dict] = [dict() for _ in mats]
+    for e, msgs in items.items():
+        t = Fraction(0)
+        for value, sec, size in msgs:
+            for k, a, b in cuts.get(e, ()):
+                if split:
+                    lo, hi = max(a, t), min(b, t + sec)
+                    if lo < hi:
+                        s, f = (lo - t) / sec * den, (hi - t) / sec * den
+                        per_slot[k].setdefault(e, []).append((Piece(value, int(s), int(f)), size * float(f - s) / den))
+                elif a <= t < b or (t >= b and k == cuts[e][-1][0] and t == b):
+                    per_slot[k].setdefault(e, []).append((value, size))
+                    break
+            t += sec
+    slots = []
+    for (d, _), msgs in zip(mats, per_slot):
+        transfers = []
+        for (u, v), lst in msgs.items():
+            # one transfer per instance: lowering keeps or skips a transfer as a whole
+            by_inst: dict = {}
+            for x, sz in lst:
+                inst = (x.value if isinstance(x, Piece) else x).inst
+                by_inst.setdefault(inst, []).append((x, sz))
+            for group in by_inst.values():
+                transfers.append(PeriodicTransfer(u, v, [x for x, _ in group], sum(sz for _, sz in group)))
+        slots.append(Slot(d, transfers))
+    return slots, den

@@ -1,0 +1,64 @@
+"""Bad input: clear errors or statuses, never a wrong "optimal"."""
+
+import pytest
+
+import collsched as cs
+from collsched.algorithms.steady_state.exact import SteadyStateError
+from collsched.algorithms.steady_state.lp_alltoall import solve_flows
+from collsched.algorithms.steady_state.lp_reduce import solve_reduce
+from collsched.errors import CollectiveError, PlatformError
+from collsched.platform.model import Link, Node, Platform
+
+
+def one_way():
+    nodes = [Node("a"), Node("b"), Node("c")]
+    return Platform(nodes, [Link("ab", 1e6, 0, ends=("a", "b"), directed=True),
+                            Link("cb", 1e6, 0, ends=("c", "b"), directed=True)], name="one-way")
+
+
+def test_unreachable_target_says_which():
+    p = one_way()
+    c = cs.Series(cs.Scatter(source="a", targets=["b", "c"], size=1), count=2)
+    with pytest.raises((SteadyStateError, PlatformError), match="'c' is unreachable from host 'a'"):
+        cs.plan(p, c, algorithm="steady_state")
+
+
+def test_unreachable_participant_says_which():
+    p = one_way()
+    c = cs.Series(cs.Reduce(participants=["a", "b"], target="a", size=1, task_cost=1), count=2)
+    with pytest.raises((SteadyStateError, PlatformError), match="'a' is unreachable from host 'b'"):
+        cs.plan(p, c, algorithm="steady_state")
+
+
+def test_non_positive_sizes_are_refused():
+    with pytest.raises(CollectiveError):
+        cs.Scatter(source="h0", targets=["h1"], size=0)
+    with pytest.raises(CollectiveError, match="partial size"):
+        cs.Reduce(participants=["h0", "h1"], target="h0", size=1, partial_sizes={(0, 1): 0.0})
+    with pytest.raises(SteadyStateError, match="size 0"):
+        solve_flows(cs.topologies.star(2), [("h0", "h1", 0)])
+
+
+def test_lp_level_reachability_on_the_graph_view():
+    p = one_way()
+    with pytest.raises(SteadyStateError, match="'c' is unreachable from 'a'"):
+        solve_flows(p, [("a", "c", 1)])
+    with pytest.raises(SteadyStateError, match="participant 'b' cannot reach target 'a'"):
+        solve_reduce(p, cs.Reduce(participants=["a", "b"], target="a", size=1))
+
+
+def test_lp_limit_is_a_status_not_an_optimum():
+    p = cs.topologies.tiers(seed=3)
+    c = cs.Series(cs.Reduce(participants=p.hosts[:10], target=p.hosts[0], size=1e6, task_cost=1e6), count=2)
+    s = cs.plan(p, c, algorithm="steady_state", time_limit=1e-6)
+    assert s.status is cs.Status.LIMIT
+    assert "Time limit" in s.message and "best float objective so far" in s.message
+
+
+@pytest.mark.parametrize("opts,name", [(dict(max_ops=0), "max_ops"), (dict(split="no"), "split"),
+                                       (dict(time_limit=0), "time_limit")])
+def test_options_are_checked_first(opts, name):
+    p = cs.topologies.star(2)
+    c = cs.Series(cs.Scatter(source="h0", targets=["h1"], size=1), count=2)
+    with pytest.raises(ValueError, match=name):
+        cs.plan(p, c, algorithm="steady_state", **opts)
