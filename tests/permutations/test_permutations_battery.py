@@ -150,3 +150,14 @@ def test_same_seed_same_schedule():
     c = to_alltomany(random_com(16, 5, seed=9), p.hosts)
     assert cs.plan(p, c, algorithm="rs_nlp", seed=4).steps == cs.plan(p, c, algorithm="rs_nlp", seed=4).steps
     assert math.isfinite(len(cs.plan(p, c, algorithm="rs_n", seed=5)))
+
+
+@pytest.mark.parametrize("name", ["ac", "lp", "rs_n", "rs_nl", "rs_np", "rs_nlp", "rs_nlh", "rs_nlph"])
+def test_every_decomposition_reports_its_gap_to_the_circuit_bound(name):
+    p = cs.topologies.hypercube(3, bandwidth=1e6, latency=1e-5)
+    c = cs.AllToMany({(a, b): 1e4 * (1 + (i + j) % 3) for i, a in enumerate(p.hosts) for j, b in enumerate(p.hosts)
+                      if a != b and (i + 2 * j) % 3 == 0})
+    s = cs.plan(p, c, algorithm=name)
+    assert s.bound is not None and s.bound.metric == "makespan"
+    r = cs.simulate(p, s, model=cs.models.Circuit())
+    assert s.bound.gap(r.makespan) >= -1e-9

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...schedules import StepSchedule, Transfer
 from ..registry import register
-from .common import check_kind, com_matrix
+from .common import check_kind, com_matrix, with_bound
 
 __all__ = ["ac"]
 
@@ -69,4 +69,5 @@ def ac(platform, collective, *, seed: int = 0) -> StepSchedule:
     depth = int((com.row_ptr[1:] - com.row_ptr[:-1]).max()) if com.n else 0
     steps = [[Transfer(h[i], h[com.dst[m]]) for i in range(com.n)
               for m in [com.row_ptr[i] + k] if m < com.row_ptr[i + 1]] for k in range(depth)]
-    return StepSchedule(steps=steps, algorithm="ac", params={"phases": depth, "max_degree": com.max_degree})
+    return with_bound(StepSchedule(steps=steps, algorithm="ac", params={"phases": depth, "max_degree": com.max_degree}),
+                      platform, collective)

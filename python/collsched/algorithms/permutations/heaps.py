@@ -38,7 +38,7 @@ import numpy as np
 from ... import _core
 from ...schedules import StepSchedule
 from ..registry import register
-from .common import check_kind, com_matrix, route_resources, steps_from_pieces
+from .common import check_kind, com_matrix, route_resources, steps_from_pieces, with_bound
 
 __all__ = ["rs_nlh", "rs_nlph", "paper_lambdas", "estimated_time"]
 
@@ -129,7 +129,8 @@ def _heap(platform, collective, *, name: str, pairs: bool, seed: int, lam: float
     cost, lam_, (msg, phase, start, end) = best
     params = {"seed": seed, "lam": lam_, "denominator": denominator, "estimated_time": cost,
               "phases": int(phase.max()) + 1, "max_degree": com.max_degree}
-    return steps_from_pieces(com, msg, phase, start, end, denominator=denominator, algorithm=name, params=params)
+    return with_bound(steps_from_pieces(com, msg, phase, start, end, denominator=denominator, algorithm=name,
+                                        params=params), platform, collective)
 
 
 _DOC = """{title}

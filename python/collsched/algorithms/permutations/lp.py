@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ...schedules import StepSchedule, Transfer
 from ..registry import register
-from .common import check_kind, com_matrix
+from .common import check_kind, com_matrix, with_bound
 
 __all__ = ["lp"]
 
@@ -84,5 +84,6 @@ def lp(platform, collective, *, seed: int = 0) -> StepSchedule:
         step = [Transfer(h[i], h[i ^ k]) for i in range(n) if (i ^ k) < n and (i, i ^ k) in present]
         if step:
             steps.append(step)
-    return StepSchedule(steps=steps, algorithm="lp",
-                        params={"iterations": big - 1, "phases": len(steps), "max_degree": com.max_degree})
+    return with_bound(StepSchedule(steps=steps, algorithm="lp",
+                                   params={"iterations": big - 1, "phases": len(steps), "max_degree": com.max_degree}),
+                      platform, collective)

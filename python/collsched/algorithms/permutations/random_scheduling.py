@@ -25,7 +25,7 @@ import numpy as np
 from ... import _core
 from ...schedules import StepSchedule
 from ..registry import register
-from .common import check_kind, com_matrix, route_resources, steps_from_pieces
+from .common import check_kind, com_matrix, route_resources, steps_from_pieces, with_bound
 
 __all__ = ["rs_n", "rs_nl", "rs_np", "rs_nlp", "decompose"]
 
@@ -78,8 +78,8 @@ def decompose(platform, collective, *, name: str, pairs: bool, links: bool, seed
     params = {"seed": seed, "phases": n_phases, "max_degree": com.max_degree}
     if heap_k is not None:
         params.update(lam=heap_k / com.n, denominator=denominator)
-    return steps_from_pieces(com, msg, phase, start, end, denominator=denominator if heap_k is not None else 1,
-                             algorithm=name, params=params)
+    return with_bound(steps_from_pieces(com, msg, phase, start, end, denominator=denominator if heap_k is not None
+                                        else 1, algorithm=name, params=params), platform, collective)
 
 
 _DOC = """{title}
