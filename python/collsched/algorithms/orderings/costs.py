@@ -27,6 +27,7 @@ import numpy as np
 from ...errors import CollectiveError
 from ...platform import Platform
 from ...platform.model import Link, Node
+from ...simulation.routes import pair_routes
 
 __all__ = ["Exchange", "overhead_platform", "exchange_of"]
 
@@ -142,12 +143,19 @@ class Exchange:
         shape = (len(senders), len(receivers))
         mask = np.zeros(shape, bool)
         size = np.zeros(shape)
-        for s, r, m in messages:
-            mask[si[s], ri[r]] = True
-            size[si[s], ri[r]] = m
-        lat = platform.latency_matrix(list(senders) + list(receivers))[: len(senders), len(senders):]
-        bw = platform.bandwidth_matrix(list(senders) + list(receivers))[: len(senders), len(senders):]
-        wire = np.where(mask, size / np.where(mask, bw, 1.0), 0.0)
+        rows = np.array([si[s] for s, _, _ in messages], dtype=np.int64)
+        cols = np.array([ri[r] for _, r, _ in messages], dtype=np.int64)
+        mask[rows, cols] = True
+        size[rows, cols] = [m for _, _, m in messages]
+        # latency and bottleneck bandwidth of the routes that carry a message (vectorised route lookup)
+        host = {h: i for i, h in enumerate(platform.hosts)}
+        routes = pair_routes(platform, platform.hosts, [host[s] for s, _, _ in messages],
+                             [host[r] for _, r, _ in messages])
+        lat = np.zeros(shape)
+        bw = np.ones(shape)
+        lat[rows, cols] = routes.latency
+        bw[rows, cols] = routes.bandwidth
+        wire = np.where(mask, size / bw, 0.0)
         if overheads:
             o_s = np.array([platform.nodes[h].send_overhead for h in senders])
             o_r = np.array([platform.nodes[h].recv_overhead for h in receivers])
