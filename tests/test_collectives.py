@@ -99,3 +99,20 @@ def test_alltomany_is_sparse():
     assert c.hosts == ("a", "b", "c") and c.total_bytes == 3e3
     with pytest.raises(CollectiveError, match=r"alltomany size of a->b is -1"):
         cs.AllToMany({("a", "b"): -1})
+
+
+def test_alltoall_value_sizes_come_from_the_platform(star):
+    c = cs.AllToAll(senders=["h0", "h1"], size=[[0, 3], [5, 0]])
+    v = c.direct_value(star, 0, "h1", "h0")
+    assert c.sizer(star)(v) == 5.0
+    with pytest.raises(CollectiveError, match="depends on the platform's host indices"):
+        c.value_size(v)
+
+
+def test_the_bases_are_abstract():
+    with pytest.raises(TypeError):
+        cs.Collective()
+    with pytest.raises(TypeError):
+        cs.Schedule()
+    with pytest.raises(TypeError):
+        cs.models.Model()

@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -72,7 +73,7 @@ def _hosts(name: str, hosts: Sequence[str], *, allow_empty: bool = False) -> tup
     return hosts
 
 
-class Collective:
+class Collective(ABC):
     """Common interface of every collective (see the module docstring).
 
     A collective is frozen data: the hosts it involves and the bytes it
@@ -109,9 +110,9 @@ class Collective:
     kind: ClassVar[str]
 
     @property
+    @abstractmethod
     def hosts(self) -> tuple[str, ...]:
         """Every host the collective involves, without repeats, in a stable order."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
     @property
     def count(self) -> int:
@@ -123,6 +124,7 @@ class Collective:
         """The collective one instance performs (itself, or a Series' collective)."""
         return self
 
+    @abstractmethod
     def pairs(self) -> Iterator[tuple[str, str]]:
         """Ordered host pairs that must be able to communicate (for reachability).
 
@@ -140,8 +142,8 @@ class Collective:
         >>> list(Reduce(participants=["h0", "h1", "h2"], target="h1", size=8).pairs())
         [('h0', 'h1'), ('h2', 'h1')]
         """
-        raise NotImplementedError  # pragma: no cover - abstract
 
+    @abstractmethod
     def instance_values(self, platform: Platform, inst: int) -> tuple[list[tuple[str, Value]], list[tuple[str, Value]]]:
         """``(initial, final)`` lists of ``(host, value)`` for instance ``inst``.
 
@@ -172,7 +174,6 @@ class Collective:
         >>> Reduce(participants=["h0", "h1", "h2"], target="h0", size=8).instance_values(p, 0)
         ([('h0', v[0..0]@0), ('h1', v[1..1]@0), ('h2', v[2..2]@0)], [('h0', v[0..2]@0)])
         """
-        raise NotImplementedError  # pragma: no cover - abstract
 
     def direct_value(self, platform: Platform, inst: int, src: str, dst: str) -> Value:
         """The value a direct message from ``src`` to ``dst`` carries in instance ``inst``.
@@ -233,7 +234,7 @@ class Collective:
 
         Raises
         ------
-        NotImplementedError
+        CollectiveError
             For :class:`AllToAll` and :class:`AllToMany`, whose sizes depend
             on host indices; use :meth:`sizer` for every collective.
 
@@ -244,7 +245,8 @@ class Collective:
         >>> r.value_size(partial(0, 0, 1)), r.value_size(partial(0, 0, 2))
         (16.0, 8.0)
         """
-        raise NotImplementedError  # pragma: no cover - abstract
+        raise CollectiveError(f"the size of {value!r} in a {self.kind} depends on the platform's host indices",
+                              fix="use collective.sizer(platform)")
 
     def sizer(self, platform: Platform):
         """A function ``value -> bytes`` for the values of this collective on ``platform``.
@@ -274,9 +276,9 @@ class Collective:
         return self.value_size
 
     @property
+    @abstractmethod
     def total_bytes(self) -> float:
         """Bytes that leave their origin, summed over messages (a lower bound on traffic)."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
     def initial_values(self, platform: Platform) -> list[tuple[str, Value]]:
         """What each host holds before the collective, as ``(host, value)`` pairs.

@@ -12,6 +12,7 @@ Examples
 from __future__ import annotations
 
 import enum
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -122,7 +123,7 @@ def _frozen_params(params: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Schedule:
+class Schedule(ABC):
     """Base of the four shapes; subclasses add their data and :meth:`lower`.
 
     Attributes
@@ -194,6 +195,7 @@ class Schedule:
             raise ScheduleError("the schedule does not know its collective", fix="pass it, or plan with collsched.plan")
         return self.collective
 
+    @abstractmethod
     def lower(self, platform: Platform, collective: Collective | None = None, **options) -> Program:
         """The program that executes this schedule for ``collective`` on ``platform``.
 
@@ -232,4 +234,3 @@ class Schedule:
         >>> prog.op(2)
         Op(2: h0 send msg 1 to h2 1000B [m[0→*]@0[0:1]] after (0,))
         """
-        raise NotImplementedError  # pragma: no cover - every shape overrides it

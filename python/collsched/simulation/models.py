@@ -38,6 +38,7 @@ ValueError: Fluid has no option 'bandwidth' (its options: one_port, ties)
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
@@ -63,7 +64,7 @@ def _is_bool(x) -> bool:
     return isinstance(x, (bool, np.bool_))
 
 
-class Model:
+class Model(ABC):
     """Base of the network models: options checked at construction, :meth:`stages` to compile.
 
     ``ties`` (every model): ``"fixed"`` breaks ties between stages that
@@ -138,8 +139,9 @@ class Model:
         return StageTable.of(Part.join([part, ctx.compute_part()]), sender_done=sender_done,
                              recv_begins=recv_begins, n_resources=n_resources, capacities=capacities)
 
+    @abstractmethod
     def _messages(self, ctx: Context):
-        raise NotImplementedError
+        """The message stages of the model: ``(part, sender_done, recv_begins, n_resources, capacities)``."""
 
 
 # --- OnePort ----------------------------------------------------------------------------------
