@@ -301,6 +301,28 @@ class PeriodicSchedule(Schedule):
         """
         return math.ceil(count / self.ops_per_period) + self.lag()
 
+    def ranks(self, platform) -> tuple[str, ...]:
+        """The program's ranks: the hosts, then the routers the slots name (they forward, in platform order).
+
+        Steady-state schedules computed on the graph view route through
+        routers, which forward and obey one-port like hosts, so they run
+        operations of the lowered program.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from collsched import topologies
+        >>> from collsched.schedules.values import block
+        >>> p = topologies.star(2)
+        >>> hops = (PeriodicTransfer("h0", "sw", (block(0, 0, 1),), 1.0), PeriodicTransfer("sw", "h1", (block(-1, 0, 1),), 1.0))
+        >>> PeriodicSchedule(period=1, slots=(Slot(Fraction(1), hops),)).ranks(p)
+        ('h0', 'h1', 'sw')
+        """
+        named = {n for slots in (self.init, self.slots, self.cleanup) for slot in slots
+                 for n in [t.src for t in slot.transfers] + [t.dst for t in slot.transfers]
+                 + [task.node for task in slot.tasks]}
+        return tuple(platform.hosts) + tuple(n for n in platform.nodes if n in named and n not in platform.hosts)
+
     def lower(self, platform, collective=None) -> Program:
         """The program of ``collective.count`` operations: init, periods, clean-up.
 
@@ -340,7 +362,7 @@ class PeriodicSchedule(Schedule):
         """
         collective = self.answering(collective)
         count = collective.count
-        b = ProgramBuilder(platform.hosts, denominator=self.denominator, name=self.algorithm)
+        b = ProgramBuilder(self.ranks(platform), denominator=self.denominator, name=self.algorithm)
         done: dict[str, list[int]] = {}
         for slot in self.init:
             done = _emit(b, slot, 0, count, done)

@@ -40,11 +40,10 @@ from fractions import Fraction
 
 import networkx as nx
 
-from ...schedules.periodic import PeriodicSchedule, PeriodicTransfer, Slot, _emit
-from ...schedules.program import ProgramBuilder
+from ...schedules.periodic import PeriodicTransfer, Slot
 from ...schedules.values import Piece
 
-__all__ = ["period_of", "decompose_paths", "color", "SteadyStateSchedule", "route_slots", "type_amounts", "whole_slots"]
+__all__ = ["period_of", "decompose_paths", "color", "route_slots", "type_amounts", "whole_slots"]
 
 
 def period_of(values) -> int:
@@ -196,48 +195,6 @@ def _color_native(native, weights: dict):
     except OverflowError:  # pragma: no cover - guarded above
         return None
     return [(Fraction(d, den), [items[e][0] for e in edges]) for d, edges in mats]
-
-
-class SteadyStateSchedule(PeriodicSchedule):
-    """A :class:`~collsched.schedules.periodic.PeriodicSchedule` whose ranks include the routers it uses.
-
-    Routers forward and obey one-port in the LP, so they run operations in
-    the lowered program (a router may be a program rank, see
-    ``OnePort(cost="edges")``). ``params["ranks"]`` lists the ranks.
-
-    Examples
-    --------
-    >>> import collsched as cs
-    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
-    >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
-    >>> s = cs.plan(p, c, algorithm="steady_state")
-    >>> s.lower(p, c).ranks
-    ('h0', 'h1', 'h2', 'sw')
-    """
-
-    def lower(self, platform, collective=None):
-        """The program of ``collective.count`` operations over the hosts and the routers used.
-
-        Examples
-        --------
-        >>> import collsched as cs
-        >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
-        >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
-        >>> cs.validate(p, c, cs.plan(p, c, algorithm="steady_state"))
-        """
-        collective = self.answering(collective)
-        count = collective.count
-        ranks = list(platform.hosts) + [r for r in self.params.get("ranks", ()) if r not in platform.hosts]
-        b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
-        done: dict = {}
-        for slot in self.init:
-            done = _emit(b, slot, 0, count, done)
-        for p in range(self.periods_for(count)):
-            for slot in self.slots:
-                done = _emit(b, slot, p * self.ops_per_period, count, done)
-        for slot in self.cleanup:
-            done = _emit(b, slot, 0, count, done)
-        return b.build()
 
 
 def _type(value):

@@ -17,10 +17,11 @@ from fractions import Fraction
 from ...collectives import AllToAll, AllToMany, Broadcast, Reduce, Scatter
 from ...errors import CollectiveError
 from ...schedules.base import Bound, Status
+from ...schedules.periodic import PeriodicSchedule
 from ..registry import register
 from .exact import SteadyStateError
 from .lp_alltoall import commodities_of, solve_flows
-from .periodic import SteadyStateSchedule, color, decompose_paths, period_of, route_slots, type_amounts, whole_slots
+from .periodic import color, decompose_paths, period_of, route_slots, type_amounts, whole_slots
 
 __all__ = ["steady_state", "fixed_counts"]
 
@@ -111,7 +112,7 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     used = sorted({x for x in items_nodes if x not in hosts})
     params.update(ranks=tuple(used), period_kind="exact" if exact else "fixed", lp_period=T, whole_scale=scale)
     thr = Fraction(q) / (period * scale)
-    return SteadyStateSchedule(
+    return PeriodicSchedule(
         throughput=thr, period=period * scale, ops_per_period=q, activities=acts, slots=slots, denominator=den,
         algorithm="steady_state", params=params,
         bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
@@ -121,7 +122,7 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
 
 def _failed(sol, size, params):
     extra = f"; best float objective so far {sol.float_objective}" if sol.status is Status.LIMIT else ""
-    return SteadyStateSchedule(algorithm="steady_state", params=params, status=sol.status,
+    return PeriodicSchedule(algorithm="steady_state", params=params, status=sol.status,
                                message=_message(sol, size, extra))
 
 
@@ -307,7 +308,7 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
 
     Returns
     -------
-    SteadyStateSchedule
+    PeriodicSchedule
         ``throughput``, ``period``, ``activities`` exact; ``bound`` the LP
         optimum; ``message`` HiGHS's status and the LP size.
 
