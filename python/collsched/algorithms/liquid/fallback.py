@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...schedules.base import Status
-from .search import search
+from .search import core_function, search
 from .traffic import Traffic
 
 __all__ = ["Shortest", "shortest", "greedy_steps", "shift_steps", "heuristic_steps"]
@@ -100,16 +100,9 @@ def greedy_steps(traffic: Traffic, *, engine: str = "auto") -> tuple[tuple[int, 
     >>> greedy_steps(X)
     ((0,), (1,))
     """
-    if engine not in ("auto", "rust", "python"):
-        raise ValueError(f"option engine must be 'auto', 'rust' or 'python', got {engine!r}")
-    if engine != "python":
-        try:
-            from ..._core import liquid_greedy  # type: ignore[attr-defined]
-        except ImportError:
-            if engine == "rust":
-                raise
-        else:
-            return tuple(tuple(s) for s in liquid_greedy([list(r) for r in traffic.routes], len(traffic.resources)))
+    liquid_greedy = core_function("liquid_greedy", engine)
+    if liquid_greedy is not None:
+        return tuple(tuple(s) for s in liquid_greedy([list(r) for r in traffic.routes], len(traffic.resources)))
     routes = traffic.routes
     loads = list(traffic.loads)
     left = list(range(len(traffic)))
@@ -168,8 +161,7 @@ def shift_steps(traffic: Traffic, *, engine: str = "auto") -> tuple[tuple[int, .
     >>> len(shift_steps(X)), X.duration
     (15, 15)
     """
-    if engine not in ("auto", "rust", "python"):
-        raise ValueError(f"option engine must be 'auto', 'rust' or 'python', got {engine!r}")
+    liquid_first_fit = core_function("liquid_first_fit", engine)
     senders: dict[str, int] = {}
     receivers: dict[str, int] = {}
     for src, dst, _ in traffic.transfers:
@@ -178,15 +170,9 @@ def shift_steps(traffic: Traffic, *, engine: str = "auto") -> tuple[tuple[int, .
     m = max(len(senders), len(receivers), 1)
     home = [inst * m + (receivers[dst] - senders[src]) % m for src, dst, inst in traffic.transfers]
     order = sorted(range(len(traffic)), key=lambda i: (home[i], senders[traffic.transfers[i][0]]))
-    if engine != "python":
-        try:
-            from ..._core import liquid_first_fit  # type: ignore[attr-defined]
-        except ImportError:
-            if engine == "rust":
-                raise
-        else:
-            steps = liquid_first_fit([list(r) for r in traffic.routes], len(traffic.resources), order, home)
-            return tuple(tuple(s) for s in steps)
+    if liquid_first_fit is not None:
+        steps = liquid_first_fit([list(r) for r in traffic.routes], len(traffic.resources), order, home)
+        return tuple(tuple(s) for s in steps)
     used: list[set[int]] = []
     steps: list[list[int]] = []
     for i in order:

@@ -40,6 +40,40 @@ from ...schedules.base import Status
 from .teams import bits, iter_full_teams
 from .traffic import Traffic
 
+
+ENGINES = ("auto", "rust", "python")
+
+
+def core_function(name: str, engine: str):
+    """The Rust core's ``name`` for ``engine`` ("auto", "rust") or None for the Python loop.
+
+    Raises
+    ------
+    ValueError
+        If ``engine`` is not one of :data:`ENGINES`.
+    ImportError
+        If ``engine`` is "rust" and the core lacks ``name``.
+
+    Examples
+    --------
+    >>> core_function("liquid_search", "python") is None, callable(core_function("liquid_search", "auto"))
+    (True, True)
+    >>> core_function("liquid_search", "gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: option engine must be 'auto', 'rust' or 'python', got 'gpu'
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"option engine must be 'auto', 'rust' or 'python', got {engine!r}")
+    if engine == "python":
+        return None
+    from ... import _core
+
+    function = getattr(_core, name, None)
+    if function is None and engine == "rust":
+        raise ImportError(f"collsched._core has no {name}; rebuild the extension")
+    return function
+
 __all__ = ["SearchResult", "search", "search_python"]
 
 
@@ -112,20 +146,13 @@ def search(traffic: Traffic, length: int, *, budget: int = 2_000_000, symmetry: 
         raise ValueError(f"option length must be >= 0, got {length}")
     if budget < 1:
         raise ValueError(f"option budget must be >= 1, got {budget}")
-    if engine not in ("auto", "rust", "python"):
-        raise ValueError(f"option engine must be 'auto', 'rust' or 'python', got {engine!r}")
-    if engine != "python":
-        try:
-            from ..._core import liquid_search  # type: ignore[attr-defined]
-        except ImportError:
-            if engine == "rust":
-                raise
-        else:
-            t0 = time.perf_counter()
-            code, steps, nodes = liquid_search([list(r) for r in traffic.routes], len(traffic.resources),
-                                               length, budget, symmetry)
-            status = {0: Status.OPTIMAL, 1: Status.INFEASIBLE, 2: Status.LIMIT}[code]
-            return SearchResult(status, tuple(tuple(s) for s in steps), nodes, time.perf_counter() - t0)
+    liquid_search = core_function("liquid_search", engine)
+    if liquid_search is not None:
+        t0 = time.perf_counter()
+        code, steps, nodes = liquid_search([list(r) for r in traffic.routes], len(traffic.resources),
+                                           length, budget, symmetry)
+        status = {0: Status.OPTIMAL, 1: Status.INFEASIBLE, 2: Status.LIMIT}[code]
+        return SearchResult(status, tuple(tuple(s) for s in steps), nodes, time.perf_counter() - t0)
     return search_python(traffic, length, budget=budget, symmetry=symmetry)
 
 
