@@ -18,16 +18,22 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import CollschedError
+
+if TYPE_CHECKING:
+    from .cells import Cells
 
 __all__ = ["Table", "Report", "StudyOptions", "Study", "study", "get_study", "study_names"]
 
 
 @dataclass(frozen=True)
 class Table:
-    """One table of a study: a title, column names, rows, and notes printed under it.
+    """One table of a study: a title, column names, rows, notes printed under it, and what to plot.
+
+    ``plot = (x, (y1, y2, ...))`` asks the runner to draw the columns ``y…``
+    against column ``x`` (one line each) beside the CSV.
 
     Examples
     --------
@@ -41,6 +47,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]
     notes: tuple[str, ...] = ()
+    plot: tuple[str, tuple[str, ...]] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
@@ -49,6 +56,12 @@ class Table:
         for r in self.rows:
             if len(r) != len(self.columns):
                 raise ValueError(f"table {self.title!r}: a row has {len(r)} cells for {len(self.columns)} columns")
+        if self.plot is not None:
+            x, ys = self.plot
+            object.__setattr__(self, "plot", (x, tuple(ys)))
+            for name in (x, *ys):
+                if name not in self.columns:
+                    raise ValueError(f"table {self.title!r}: plot column {name!r} is not one of {self.columns}")
 
     def column(self, name: str) -> list:
         """The cells of one column, top to bottom.
@@ -134,6 +147,7 @@ class StudyOptions:
     samples: int | None = None
     seed: int = 0
     quick: bool = False
+    cells: "Cells | None" = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.samples is not None and (isinstance(self.samples, bool) or not isinstance(self.samples, int)
@@ -151,6 +165,23 @@ class StudyOptions:
         if self.samples is not None:
             return self.samples
         return quick if self.quick else paper
+
+    def map(self, fn: Callable, items: Sequence, *, label: str = "cells") -> list:
+        """``[fn(item) for item in items]``, computed by the runner's cell executor.
+
+        A study's independent experiments (its *cells*) go through here, so the
+        runner can spread them over processes or a Dask cluster and skip those
+        already computed by an interrupted run. ``fn`` must be a module-level
+        function and each item picklable; results come back in ``items`` order.
+
+        Examples
+        --------
+        >>> StudyOptions().map(abs, [-1, 2, -3])
+        [1, 2, 3]
+        """
+        if self.cells is None:
+            return [fn(item) for item in items]
+        return self.cells.map(fn, items, label=label)
 
 
 @dataclass(frozen=True)
