@@ -130,6 +130,35 @@ def test_plan_then_validate_round_trip(tmp_path, capsys):
     assert code == 0 and "implement the reduce" in out
 
 
+def test_compare_plan_best_and_simulate(tmp_path, capsys):
+    """compare ranks every algorithm; plan without -a writes the best; simulate reads it back with its gap."""
+    platform = write(tmp_path, "p.json", platform_doc())
+    collective = write(tmp_path, "c.json", collective_doc({"type": "alltoall", "senders": ["a", "b", "c"],
+                                                           "size": "1MB"}))
+    code, out, _ = run(["compare", platform, collective, "--model", "oneport:sync=false"], capsys)
+    assert code == 0 and "open_shop" in out and "caterpillar" in out and "gap against the bound" in out
+    schedule = str(tmp_path / "s.json")
+    code, out, _ = run(["plan", platform, collective, "-o", schedule, "--model", "circuit"], capsys)
+    assert code == 0 and "validated" in out
+    code, out, _ = run(["simulate", platform, collective, schedule, "--model", "circuit",
+                        "--gantt", str(tmp_path / "g.png")], capsys)
+    assert code == 0 and "makespan" in out and "gap" in out and (tmp_path / "g.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--model", "bogus"], "unknown model 'bogus'"),
+    (["--model", "oneport:sync"], "is not key=value"),
+    (["--model", "fluid:speed=3"], "Fluid has no option 'speed'"),
+    (["-a", "caterpillar"], "does not apply to a broadcast"),
+])
+def test_compare_bad_options_are_one_line(tmp_path, capsys, argv, expected):
+    platform = write(tmp_path, "p.json", platform_doc())
+    collective = write(tmp_path, "c.json", collective_doc({"type": "broadcast", "source": "a", "targets": ["b", "c"],
+                                                           "size": 1}))
+    code, _, err = run(["compare", platform, collective, *argv], capsys)
+    assert code == 2 and expected in err and len(err.strip().splitlines()) == 1
+
+
 def test_validate_rejects_a_schedule_for_another_collective(tmp_path, capsys):
     platform = write(tmp_path, "p.json", platform_doc())
     scatter = write(tmp_path, "c.json", collective_doc({"type": "scatter", "source": "a", "targets": ["b", "c"], "size": 1}))

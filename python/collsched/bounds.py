@@ -37,7 +37,7 @@ from .errors import CollectiveError
 from .schedules.base import Bound
 from .simulation.models import Circuit, Fluid, Model, OnePort
 
-__all__ = ["exchange_bound"]
+__all__ = ["exchange_bound", "collective_bound"]
 
 
 def _open_shop(x, sync: bool) -> tuple[float, str]:
@@ -154,4 +154,257 @@ def exchange_bound(platform, collective, *, model: Model) -> Bound:
                                                               np.zeros_like(x.latency), x.recv, x.recv)
             candidates.append(_open_shop(y, True))
     value, name = max(candidates, key=lambda vn: vn[0])
+    return Bound(value, "makespan", name)
+
+
+# --- bounds of any collective -----------------------------------------------------------
+def _graph_metrics(platform, sources) -> tuple[dict, dict]:
+    """Per source: least latency and widest bottleneck bandwidth to every node, over graph paths.
+
+    Schedules may relay data through other hosts (trees do), so these are
+    taken over every path of the graph view, not only the static routes.
+    """
+    import networkx as nx
+
+    g = platform._graph
+    least = {s: nx.single_source_dijkstra_path_length(g, s, weight="latency") for s in sources}
+    widest = {}
+    for s in sources:  # widest path: Dijkstra on the bottleneck (a max-heap of bandwidths)
+        import heapq
+
+        best = {s: np.inf}
+        heap = [(-np.inf, s)]
+        while heap:
+            neg, u = heapq.heappop(heap)
+            if -neg < best.get(u, 0.0):
+                continue
+            for v, e in g.adj[u].items():
+                w = min(-neg, e["bandwidth"])
+                if w > best.get(v, 0.0):
+                    best[v] = w
+                    heapq.heappush(heap, (-w, v))
+        widest[s] = best
+    return least, widest
+
+
+def _capacity(platform, node: str, model: Model, out: bool) -> float:
+    """Bytes per second a node can send (``out``) or receive: one link at a time under one-port, else all."""
+    if isinstance(model, OnePort) and model.cost != "edges":
+        # every message is one routed transfer, one at a time per port: the fastest route is the limit
+        pairs = ((node, h) if out else (h, node) for h in platform.hosts if h != node)
+        return max((platform.bandwidth(a, b) for a, b in pairs if platform.has_route(a, b)), default=0.0)
+    g = platform._graph
+    edges = g.out_edges(node, data="bandwidth") if out else g.in_edges(node, data="bandwidth")
+    bws = [bw for _, _, bw in edges]
+    if not bws:
+        return 0.0
+    one_port = isinstance(model, OnePort) or getattr(model, "one_port", False)
+    return max(bws) if one_port else sum(bws)
+
+
+def _spread_time(platform, node: str, demands: dict[str, float], out: bool) -> float:
+    """Least time to move ``demands`` (bytes per other host) out of ``node`` (or into it), links as capacities.
+
+    All at once, by any paths: the largest rate ``r`` at which a flow can
+    carry ``r·demand`` to every host, found by bisection on max-flows
+    (precise to 0.1%); the time is ``1/r``. It is the largest of
+    ``bytes(S) / cut(node, S)`` over every set ``S`` of hosts.
+    """
+    import networkx as nx
+
+    demands = {h: m for h, m in demands.items() if h != node and m > 0}
+    if not demands:
+        return 0.0
+    g = platform._graph if out else platform._graph.reverse(copy=False)
+    h = nx.DiGraph()
+    h.add_edges_from((u, v, {"capacity": bw}) for u, v, bw in g.edges(data="bandwidth"))
+    sink = ("sink",)
+    total = sum(demands.values())
+
+    def carried(rate: float) -> float:
+        for x, m in demands.items():
+            h.add_edge(x, sink, capacity=rate * m)
+        return nx.maximum_flow_value(h, node, sink)
+
+    hi = sum(bw for _, _, bw in g.out_edges(node, data="bandwidth")) / total
+    lo = 0.0
+    while hi - lo > 1e-3 * hi:
+        mid = (lo + hi) / 2
+        if carried(mid) >= mid * total * (1 - 1e-12):
+            lo = mid
+        else:
+            hi = mid
+    return 1.0 / hi if hi > 0 else np.inf
+
+
+def _flows_of(collective) -> tuple[list[tuple[str, str, float]], dict[str, float], dict[str, float]]:
+    """(must-travel (src, dst, bytes), bytes out per node, bytes in per node) of one instance."""
+    kind = collective.kind
+    out: dict[str, float] = defaultdict(float)
+    into: dict[str, float] = defaultdict(float)
+    if kind in ("alltoall", "alltomany"):
+        paths = [(s, r, m) for s, r, m in collective.messages() if s != r]
+        for s, r, m in paths:
+            out[s] += m
+            into[r] += m
+    elif kind in ("scatter", "broadcast"):
+        paths = [(collective.source, t, collective.size) for t in collective.targets if t != collective.source]
+        if kind == "scatter":
+            out[collective.source] = collective.total_bytes
+        for _, t, m in paths:
+            into[t] += m
+    elif kind == "gather":
+        paths = [(s, collective.target, collective.size) for s in collective.sources if s != collective.target]
+        into[collective.target] = collective.total_bytes
+        for s, _, m in paths:
+            out[s] += m
+    elif kind == "reduce":
+        size = min([collective.size, *collective.partial_sizes.values()])
+        paths = [(p, collective.target, size) for p in collective.participants if p != collective.target]
+        if paths:
+            into[collective.target] = size
+    else:  # pragma: no cover - every kind is listed above
+        raise CollectiveError(f"no bound for a {kind}")
+    return paths, dict(out), dict(into)
+
+
+def _port_load(platform, model, out: dict, into: dict) -> tuple[float, str]:
+    """Largest time a node needs to push its bytes out or take them in, at its link capacity."""
+    best = (0.0, "")
+    for loads, is_out, what in ((out, True, "send"), (into, False, "receive")):
+        for node, m in loads.items():
+            cap = _capacity(platform, node, model, is_out)
+            t = m / cap if cap > 0 else np.inf
+            if t > best[0]:
+                best = (t, f"bytes {node} must {what} over its links")
+    return best
+
+
+def _spreads(platform, collective, model: Model) -> list[tuple[float, str]]:
+    """Where one node sends to (or receives from) many at once over shared links (Fluid, Circuit): the cut bound."""
+    if isinstance(model, OnePort) or collective.kind not in ("scatter", "gather") or model.one_port:
+        return []
+    if collective.kind == "scatter":
+        node, out, others = collective.source, True, collective.targets
+    else:
+        node, out, others = collective.target, False, collective.sources
+    demands = {x: collective.size for x in others if x != node}
+    return [(_spread_time(platform, node, demands, out), f"bytes {node} must {'send' if out else 'receive'} "
+             "across the platform's cuts")]
+
+
+def _tasks(collective) -> int:
+    return len(collective.participants) - 1 if collective.kind == "reduce" and collective.task_cost > 0 else 0
+
+
+def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
+    paths, out, into = _flows_of(collective)
+    least, widest = _graph_metrics(platform, {s for s, _, _ in paths} | set(getattr(collective, "hosts", ())))
+    terms = [_port_load(platform, model, out, into)]
+    terms.extend(_spreads(platform, collective, model))
+    for s, d, m in paths:
+        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0), f"the message {s}->{d} alone"))
+    if _tasks(collective):
+        target = collective.target
+        speeds = {h: platform.nodes[h].speed for h in platform.hosts if platform.nodes[h].speed > 0}
+        # the last combination runs somewhere, and its result still has to reach the target
+        last = min(collective.task_cost / sp + (0.0 if h == target else
+                                                 least.get(h, {}).get(target, np.inf)
+                                                 + collective.size / widest.get(h, {}).get(target, np.inf))
+                   for h, sp in speeds.items() if h in least or h == target) if speeds else 0.0
+        terms.append((last, "the last combination and its way to the target"))
+    if collective.kind in ("alltoall", "alltomany"):
+        try:
+            b = exchange_bound(platform, collective, model=model)
+            terms.append((float(b.value), b.name + ", messages sent directly"))
+        except ValueError:
+            pass
+    return max(terms, key=lambda t: t[0])
+
+
+def _series_bound(platform, series, model: Model) -> tuple[float, str]:
+    base = series.base
+    if isinstance(model, OnePort) and model.cost == "edges":
+        tp = _steady_state_optimum(platform, base)
+        if tp is not None:
+            return float(tp), "steady-state LP optimum (one-port, graph view)"
+    _, out, into = _flows_of(base)
+    per_op, name = max([_port_load(platform, model, out, into), *_spreads(platform, base, model)], key=lambda t: t[0])
+    if _tasks(base):
+        work = _tasks(base) * base.task_cost / sum(platform.nodes[h].speed for h in platform.hosts)
+        if work > per_op:
+            per_op, name = work, "combinations spread over every host's speed"
+    one, one_name = _makespan_bound(platform, base, model)
+    if series.count / one < (1.0 / per_op if per_op > 0 else np.inf):
+        return series.count / one, f"{series.count} operations after one: {one_name}"
+    return 1.0 / per_op, name + ", per operation"
+
+
+def _steady_state_optimum(platform, base):
+    from .algorithms.steady_state.lp_alltoall import commodities_of, solve_flows
+    from .algorithms.steady_state.lp_broadcast import solve_broadcast
+    from .algorithms.steady_state.lp_reduce import solve_reduce
+    from .schedules.base import Status
+
+    if base.kind in ("scatter", "alltoall", "alltomany"):
+        sol = solve_flows(platform, commodities_of(base))
+    elif base.kind == "reduce":
+        sol = solve_reduce(platform, base)
+    elif base.kind == "broadcast":
+        sol = solve_broadcast(platform, base)
+    else:
+        return None
+    return sol.throughput if sol.solution.status is Status.OPTIMAL else None
+
+
+def collective_bound(platform, collective, *, model: Model) -> Bound | None:
+    """A bound every schedule of ``collective`` meets under ``model``, or None where none is known.
+
+    For one instance, a lower bound on the makespan: the largest of the
+    time a message needs alone over the fastest path of the graph view
+    (least latency plus bytes over the widest bottleneck, valid for
+    schedules that relay), the bytes a node must send or receive over its
+    links (one at a time under one-port models), the last combination of a
+    reduction and, for exchanges, :func:`exchange_bound` (for schedules
+    that send every message directly). For a
+    :class:`~collsched.collectives.Series`, an upper bound on the
+    throughput: the steady-state LP optimum under ``OnePort(cost="edges")``
+    (the model the LP describes); otherwise the per-operation port load or
+    compute work, or ``count`` over the single-instance bound.
+
+    Parameters
+    ----------
+    platform : Platform
+    collective : Collective
+    model : Model
+        ``PLogP`` costs do not come from links: no bound (None).
+
+    Returns
+    -------
+    Bound or None
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4, bandwidth=1e6, latency=1e-3)
+    >>> b = collective_bound(p, cs.Scatter(source="h0", targets=p.hosts, size=1e6), model=cs.models.OnePort())
+    >>> round(b.value, 6), b.metric, b.name
+    (3.0, 'makespan', 'bytes h0 must send over its links')
+    >>> b = collective_bound(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), model=cs.models.Fluid())
+    >>> round(b.value, 6), b.name
+    (1.002, 'the message h0->h1 alone')
+    >>> c = cs.Series(cs.Scatter(source="h0", targets=p.hosts, size=1e6), count=10)
+    >>> b = collective_bound(p, c, model=cs.models.OnePort(cost="edges"))
+    >>> b.value, b.metric
+    (0.3333333333333333, 'throughput')
+    >>> from collsched.simulation.plogp import PLogPParams
+    >>> collective_bound(p, c, model=cs.models.PLogP(PLogPParams(L=1e-3, g=1e-6))) is None
+    True
+    """
+    if not isinstance(model, (OnePort, Circuit, Fluid)):
+        return None
+    if collective.kind == "series":
+        value, name = _series_bound(platform, collective, model)
+        return Bound(value, "throughput", name)
+    value, name = _makespan_bound(platform, collective, model)
     return Bound(value, "makespan", name)

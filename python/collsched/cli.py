@@ -123,13 +123,36 @@ def platform_convert(source: Path = typer.Argument(..., help="Input platform (.j
 
 
 # --- plan and validate ----------------------------------------------------------------
+def _model(text: Optional[str]):
+    """The model named on the command line (None: the default), bad spellings as one-line errors."""
+    from .simulation.models import model_from_text
+
+    if text is None:
+        return None
+    try:
+        return model_from_text(text)
+    except ValueError as exc:
+        raise CollschedError(f"--model {text!r}: {exc}") from None
+
+
+_MODEL_HELP = "Simulation model: fluid (default), circuit or oneport, with options, e.g. 'oneport:sync=false,cost=edges'."
+
+
+def _fmt(x, unit: str = "") -> str:
+    if x is None:
+        return "-"
+    return f"{x:.4g}{unit}"
+
+
 @app.command("plan")
 def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
                  collective: Path = typer.Argument(..., help="Collective file (.json)."),
-                 algorithm: Optional[str] = typer.Option(None, "-a", "--algorithm", help="Registered algorithm name."),
+                 algorithm: Optional[str] = typer.Option(None, "-a", "--algorithm",
+                                                         help="Registered algorithm name (default: the best, by simulation)."),
                  output: Path = typer.Option(..., "-o", "--output", help="Where to write the schedule (.json)."),
+                 model: Optional[str] = typer.Option(None, help=_MODEL_HELP + " Only without --algorithm."),
                  seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
-    """Plan a schedule, validate it, and write it."""
+    """Plan a schedule (the named algorithm's, or the best of all), validate it, and write it."""
     from .collective_io import load_collective
     from .planner import plan
     from .platform.io import load_platform
@@ -137,10 +160,132 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
     from .schedules.validate import validate
 
     p, c = load_platform(platform), load_collective(collective)
-    schedule = plan(p, c, algorithm, seed=seed)
+    if algorithm is not None and model is not None:
+        raise CollschedError("--model chooses among algorithms: give it without --algorithm")
+    schedule = plan(p, c, algorithm, seed=seed, model=_model(model))
     validate(p, c, schedule)
     save_schedule(schedule, output)
     console.print(f"wrote {output}: {schedule.algorithm} ({schedule.shape}), validated")
+
+
+@app.command("compare")
+def compare_command(platform: Path = typer.Argument(..., help="Platform file."),
+                    collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                    algorithm: Optional[List[str]] = typer.Option(None, "-a", "--algorithm",
+                                                                  help="Compare only these (repeat the option)."),
+                    model: Optional[str] = typer.Option(None, help=_MODEL_HELP),
+                    seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
+    """Plan, validate and simulate every applicable algorithm; print each one's bound, result, gap and time."""
+    from .collective_io import load_collective
+    from .platform.io import load_platform
+
+    p, c = load_platform(platform), load_collective(collective)
+    comparison = _compare_with_progress(p, c, algorithms=algorithm or None, model=_model(model), seed=seed)
+    console.print(comparison_table(comparison, title=f"{c.kind} on {p.name}"))
+    for line in comparison_notes(comparison):
+        console.print(f"  {line}")
+    if not any(cand.valid for cand in comparison.candidates):
+        raise typer.Exit(1)
+
+
+def _compare_with_progress(p, c, **kwargs):
+    """:func:`collsched.compare.compare` with a progress bar (one step per algorithm)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .algorithms import registry
+    from .compare import compare
+
+    total = len(kwargs.get("algorithms") or registry.applicable(c))
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("planning", total=total)
+        seen = []
+
+        def step(name):
+            if seen:
+                bar.advance(task)
+            seen.append(name)
+            bar.update(task, description=f"planning, validating, simulating {name}")
+
+        return compare(p, c, progress=step, **kwargs)
+
+
+def comparison_table(comparison, *, title: str) -> Table:
+    """A rich table of a :class:`~collsched.compare.Comparison`, best first.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.compare import compare
+    >>> p = cs.topologies.star(3)
+    >>> t = comparison_table(compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6)), title="t")
+    >>> [c.header for c in t.columns][:4]
+    ['algorithm', 'family', 'bound (own)', 'makespan s']
+    """
+    unit = "ops/s" if comparison.metric == "throughput" else "s"
+    table = Table(title=title)
+    for col in ("algorithm", "family", "bound (own)", f"{comparison.metric} {unit}", "gap", "plan ms",
+                "simulate ms", "status"):
+        table.add_column(col, justify="left" if col in ("algorithm", "family", "status") else "right")
+    for i, row in enumerate(comparison.rows()):
+        name, family, own, achieved, gap, t_plan, t_sim, status = row
+        table.add_row(("[bold]" + name + "[/]") if i == 0 and status == "ok" else name, family, _fmt(own),
+                      _fmt(achieved), "-" if gap is None else f"{100 * gap:.1f}%", f"{1e3 * t_plan:.1f}",
+                      f"{1e3 * t_sim:.1f}", "[green]ok[/]" if status == "ok" else f"[red]{status}[/]")
+    return table
+
+
+def comparison_notes(comparison) -> list[str]:
+    """The lines printed under a comparison table: the model and the bound the gaps are measured against.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.compare import compare
+    >>> p = cs.topologies.star(3)
+    >>> comparison_notes(compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6)))[0]
+    "model: Fluid(one_port=False, ties='fixed')"
+    """
+    b = comparison.bound
+    unit = "ops/s" if comparison.metric == "throughput" else "s"
+    return [f"model: {comparison.model!r}",
+            "gap: no bound under this model" if b is None else
+            f"gap against the bound {float(b.value):.4g} {unit} ({b.name}); 'bound (own)' is each algorithm's own, "
+            "which may hold under another model"]
+
+
+@app.command("simulate")
+def simulate_command(platform: Path = typer.Argument(..., help="Platform file."),
+                     collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                     schedule: Path = typer.Argument(..., help="Schedule or program file (.json)."),
+                     model: Optional[str] = typer.Option(None, help=_MODEL_HELP),
+                     gantt: Optional[Path] = typer.Option(None, help="Also draw a Gantt chart (.png or .svg)."),
+                     seed: int = typer.Option(0, help="Seed of random tie-breaking.")):
+    """Validate a schedule (or program) and simulate it; print its makespan, throughput and bound."""
+    from .bounds import collective_bound
+    from .collective_io import load_collective
+    from .platform.io import load_platform
+    from .schedules.io import load_program_or_schedule
+    from .schedules.validate import lower_any, validate
+    from .compare import DEFAULT_MODEL
+    from .simulation import simulate
+
+    p, c = load_platform(platform), load_collective(collective)
+    program = lower_any(p, c, load_program_or_schedule(schedule))
+    validate(p, c, program)
+    m = _model(model) or DEFAULT_MODEL
+    r = simulate(p, program, c, model=m, seed=seed)
+    b = collective_bound(p, c, model=m)
+    console.print(f"model {m!r}: makespan {r.makespan:.6g} s" +
+                  (f", throughput {r.throughput:.6g} ops/s" if r.throughput is not None else "") +
+                  f", {r.events} events")
+    if b is not None:
+        achieved = r.throughput if b.metric == "throughput" else r.makespan
+        console.print(f"bound {float(b.value):.6g} ({b.name}): gap {100 * b.gap(achieved):.1f}%")
+    if gantt is not None:
+        from .report.gantt import gantt as draw
+
+        console.print(f"wrote {draw(r, gantt, platform=p)}")
 
 
 @app.command("validate")

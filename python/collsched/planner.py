@@ -10,7 +10,7 @@ Examples
 >>> cs.plan(p, cs.Broadcast(source="h1", targets=p.hosts, size=1e6), algorithm="caterpillar")
 Traceback (most recent call last):
 ...
-collsched.errors.CollschedError: algorithm 'caterpillar' does not apply to a broadcast (applicable: binomial, linear)
+collsched.errors.CollschedError: algorithm 'caterpillar' does not apply to a broadcast (applicable: binomial...)
 >>> cs.plan(p, cs.Broadcast(source="h1", targets=p.hosts, size=1e6), algorithm="binomial", depth=3)
 Traceback (most recent call last):
 ...
@@ -23,31 +23,35 @@ import dataclasses
 import inspect
 
 from .algorithms import registry
-from .errors import CollschedError
 from .schedules import Schedule
 
-__all__ = ["plan", "DEFAULT_ALGORITHM"]
+__all__ = ["plan", "MPI_ALGORITHM"]
 
-# What an MPI library would run; the planner that ranks every algorithm by
-# simulation arrives with the simulator.
-DEFAULT_ALGORITHM = {"reduce": "binomial", "broadcast": "binomial", "scatter": "binomial", "gather": "binomial",
-                     "alltoall": "caterpillar", "alltomany": "caterpillar"}
+#: What an MPI library would run for each kind of collective (the baseline every comparison shows).
+MPI_ALGORITHM = {"reduce": "binomial", "broadcast": "binomial", "scatter": "binomial", "gather": "binomial",
+                 "alltoall": "caterpillar", "alltomany": "caterpillar"}
 
 
-def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, **options) -> Schedule:
-    """A schedule for ``collective`` on ``platform``.
+def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, model=None,
+         **options) -> Schedule:
+    """A schedule for ``collective`` on ``platform``: the named algorithm's, or the best of all.
 
     Parameters
     ----------
     platform : Platform
     collective : Collective
     algorithm : str, optional
-        A registered name (see :func:`collsched.algorithms.names`); by default
-        the MPI-library algorithm for the collective's kind (:data:`DEFAULT_ALGORITHM`).
+        A registered name (see :func:`collsched.algorithms.names`). Without
+        one, every algorithm that applies is planned, validated and
+        simulated under ``model`` (:func:`collsched.compare.compare`) and the
+        best is returned, carrying the comparison's bound (valid under
+        ``model``) and, in ``params``, its gap and the model.
     seed : int
         For randomised algorithms.
+    model : Model, optional
+        The model the best is chosen under (Fluid by default); only without ``algorithm``.
     **options
-        Options of the algorithm, keyword-only; an unknown one raises ValueError.
+        Options of the named algorithm, keyword-only; an unknown one raises ValueError.
 
     Returns
     -------
@@ -60,39 +64,50 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, *
     Raises
     ------
     CollschedError
-        Unknown algorithm, or one that does not apply to the collective.
+        Unknown algorithm, or one that does not apply to the collective;
+        without ``algorithm``, every candidate failing.
     CollectiveError, PlatformError
         The collective does not fit the platform.
     ValueError
-        An option the algorithm does not take.
+        An option the algorithm does not take, or options without an algorithm.
 
     Examples
     --------
     >>> import collsched as cs
     >>> p = cs.topologies.star(4)
     >>> c = cs.Reduce(participants=p.hosts, target="h0", size=1e6, task_cost=1e6)
-    >>> s = cs.plan(p, c)
+    >>> s = cs.plan(p, c, algorithm="binomial")
     >>> s.algorithm, s.root, dict(s.children)
     ('binomial', 'h0', {'h0': ('h1', 'h2'), 'h2': ('h3',)})
     >>> cs.validate(p, c, s)
-    >>> s = cs.plan(p, cs.AllToAll(senders=p.hosts, size=1e3))
-    >>> s.shape, s.algorithm, len(s)
-    ('steps', 'caterpillar', 3)
+    >>> best = cs.plan(p, c, model=cs.models.OnePort())
+    >>> best.bound.metric, best.params["model"], best.params["gap"] >= 0
+    ('makespan', "OnePort(sync=True, cost='linear', ties='fixed')", True)
     >>> cs.plan(p, cs.Scatter(source="h9", targets=p.hosts, size=1e3))
     Traceback (most recent call last):
     ...
     collsched.errors.CollectiveError: scatter participant 'h9' is not in platform 'star-4' (hosts are h0, h1, h2, h3)
     """
     collective.validate(platform)
-    name = algorithm or DEFAULT_ALGORITHM[collective.base.kind]
-    algo = registry.get(name)
+    if algorithm is None:
+        if options:
+            raise ValueError(f"options {sorted(options)} need an algorithm (plan(..., algorithm=NAME, ...))")
+        from .compare import compare
+
+        comparison = compare(platform, collective, model=model, seed=seed)
+        best = comparison.best
+        params = dict(best.schedule.params, model=repr(comparison.model), gap=best.gap, achieved=best.achieved)
+        return dataclasses.replace(best.schedule, bound=comparison.bound or best.schedule.bound, params=params)
+    if model is not None:
+        raise ValueError("model= chooses among algorithms: give it without algorithm=")
+    algo = registry.get(algorithm)
     if not algo.applies_to(collective):
-        applicable = ", ".join(a.name for a in registry.applicable(collective)) or "none"
-        what = "a series of " + collective.base.kind if collective.kind == "series" else "a " + collective.kind
-        raise CollschedError(f"algorithm {name!r} does not apply to {what} (applicable: {applicable})")
+        from .compare import not_applicable
+
+        raise not_applicable(algorithm, collective)
     accepted = [p for p, v in inspect.signature(algo.function).parameters.items() if v.kind == v.KEYWORD_ONLY]
     for key in options:
         if key not in accepted:
-            raise ValueError(f"algorithm {name!r} has no option {key!r} (options: {', '.join(accepted)})")
+            raise ValueError(f"algorithm {algorithm!r} has no option {key!r} (options: {', '.join(accepted)})")
     schedule = algo.function(platform, collective, seed=seed, **options)
     return dataclasses.replace(schedule, collective=collective)

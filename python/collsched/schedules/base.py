@@ -146,7 +146,7 @@ class Schedule(ABC):
     Examples
     --------
     >>> import collsched as cs
-    >>> s = cs.plan(cs.topologies.star(3), cs.Gather(sources=["h1", "h2"], target="h0", size=1e3))
+    >>> s = cs.plan(cs.topologies.star(3), cs.Gather(sources=["h1", "h2"], target="h0", size=1e3), algorithm="binomial")
     >>> s.collective.kind
     'gather'
     >>> s.lower(cs.topologies.star(3)).n_messages

@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..platform import Platform
     from ..schedules.program import Program
 
-__all__ = ["Model", "OnePort", "Circuit", "Fluid", "PLogP", "PLogPParams", "Piecewise", "TIES", "COSTS"]
+__all__ = ["Model", "OnePort", "Circuit", "Fluid", "PLogP", "PLogPParams", "Piecewise", "TIES", "COSTS", "model_from_text"]
 
 TIES = ("fixed", "random")
 COSTS = ("linear", "edges", "overheads")
@@ -703,3 +703,43 @@ class PLogP(Model):
         part = Part.uniform(m, [Slot(HOLD, gap, res=send.reshape(-1, 1)), Slot(DELAY, lat),
                                 Slot(HOLD, o_r, res=recv.reshape(-1, 1), needs_recv=True)])
         return part, np.zeros(m, _I), np.full(m, 2, _I), 3 * ctx.n_ranks, np.zeros(0)
+
+
+_BY_NAME = {"oneport": OnePort, "circuit": Circuit, "fluid": Fluid}
+
+
+def model_from_text(text: str) -> Model:
+    """A model from its command-line spelling: ``NAME`` or ``NAME:option=value,...``.
+
+    Names are ``oneport``, ``circuit`` and ``fluid`` (any case); values
+    ``true``/``false`` are booleans, anything else a string. PLogP needs
+    its parameter tables and is made in Python.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, a malformed option or a bad value (one line saying which).
+
+    Examples
+    --------
+    >>> model_from_text("oneport:sync=false,cost=edges")
+    OnePort(sync=False, cost='edges', ties='fixed')
+    >>> model_from_text("Fluid")
+    Fluid(one_port=False, ties='fixed')
+    >>> model_from_text("plogp")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown model 'plogp' (models: oneport, circuit, fluid; PLogP needs parameter tables: use the Python API)
+    """
+    name, _, rest = text.strip().partition(":")
+    cls = _BY_NAME.get(name.lower())
+    if cls is None:
+        raise ValueError(f"unknown model {name!r} (models: {', '.join(_BY_NAME)}; "
+                         "PLogP needs parameter tables: use the Python API)")
+    options = {}
+    for item in filter(None, (s.strip() for s in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"model option {item!r} is not key=value (e.g. oneport:sync=false)")
+        options[key.strip()] = {"true": True, "false": False}.get(value.strip().lower(), value.strip())
+    return cls(**options)

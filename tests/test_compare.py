@@ -1,0 +1,82 @@
+"""The planner's comparison: every applicable algorithm ranked, and bounds that no schedule beats."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import collsched as cs
+from collsched.bounds import collective_bound
+from collsched.compare import compare
+from collsched.errors import CollschedError
+
+MODELS = [cs.models.Fluid(), cs.models.Circuit(), cs.models.OnePort(), cs.models.OnePort(sync=False),
+          cs.models.OnePort(cost="edges")]
+
+
+def collectives(p, seed):
+    hosts = p.hosts
+    root = hosts[seed % len(hosts)]
+    return [cs.Scatter(source=root, targets=hosts, size=1e6),
+            cs.Gather(sources=hosts, target=root, size=1e6),
+            cs.Broadcast(source=root, targets=hosts, size=1e6),
+            cs.Reduce(participants=hosts, target=root, size=1e6, task_cost=1e7),
+            cs.AllToAll(senders=hosts, size=1e5)]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), model=st.sampled_from(MODELS))
+def test_no_schedule_beats_the_bound(seed, model):
+    """On random Tiers-like platforms, every algorithm's simulated makespan is at least the bound."""
+    p = cs.topologies.tiers(seed=seed)
+    for c in collectives(p, seed):
+        cmp = compare(p, c, model=model, seed=seed)
+        assert cmp.bound is not None and cmp.bound.value > 0
+        for cand in cmp.candidates:
+            assert cand.valid, cand.error
+            assert cand.achieved >= cmp.bound.value * (1 - 1e-9), (c.kind, cand.algorithm, model)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=repr)
+def test_series_throughput_stays_below_the_bound(model):
+    p = cs.topologies.tiers(seed=5)
+    c = cs.Series(cs.Reduce(participants=p.hosts[:5], target=p.hosts[0], size=1e6, task_cost=1e6), count=16)
+    cmp = compare(p, c, model=model, algorithms=["binomial", "linear", "steady_state"])
+    assert cmp.metric == "throughput"
+    for cand in cmp.candidates:
+        assert cand.valid, cand.error
+        assert cand.achieved <= cmp.bound.value * (1 + 1e-9), (cand.algorithm, model)
+
+
+def test_candidates_are_ranked_and_plan_returns_the_best():
+    p = cs.topologies.tiers(seed=2)
+    c = cs.AllToAll(senders=p.hosts[:8], size=1e5)
+    cmp = compare(p, c)
+    achieved = [cand.achieved for cand in cmp.candidates]
+    assert achieved == sorted(achieved)
+    assert {cand.algorithm for cand in cmp.candidates} == {a.name for a in cs.algorithms.applicable(c)}
+    best = cs.plan(p, c)
+    assert best.algorithm == cmp.best.algorithm
+    assert best.bound == cmp.bound and best.params["gap"] == pytest.approx(cmp.best.gap)
+    cs.validate(p, c, best)
+
+
+def test_a_failing_algorithm_is_a_row_not_an_exception(monkeypatch):
+    from collsched.algorithms import registry
+
+    p = cs.topologies.star(4)
+    c = cs.Broadcast(source="h0", targets=p.hosts, size=1e3)
+    algo = registry.get("linear")
+
+    def broken(platform, collective, *, seed=0):
+        raise CollschedError("out of ideas")
+
+    monkeypatch.setitem(registry._REGISTRY, "linear", type(algo)(**{**algo.__dict__, "function": broken}))
+    cmp = compare(p, c, algorithms=["binomial", "linear"])
+    assert [cand.algorithm for cand in cmp.candidates] == ["binomial", "linear"]
+    assert cmp.candidates[1].error == "planning: out of ideas" and not cmp.candidates[1].valid
+    assert cmp.best.algorithm == "binomial"
+
+
+def test_plan_rejects_options_without_an_algorithm():
+    p = cs.topologies.star(3)
+    with pytest.raises(ValueError, match="need an algorithm"):
+        cs.plan(p, cs.Broadcast(source="h0", targets=p.hosts, size=1), segments=4)
