@@ -201,12 +201,14 @@ def test_debug_shows_the_traceback(tmp_path):
     assert loud.returncode != 0 and "Traceback" in loud.stderr and "FormatError" in loud.stderr
 
 
-def test_demo_prints_the_table(capsys):
-    code, out, _ = run(["demo"], capsys)
+def test_demo_prints_the_comparisons_and_writes_the_report(tmp_path, capsys):
+    report = tmp_path / "demo.html"
+    code, out, _ = run(["demo", "--quick", "-o", str(report)], capsys)
     assert code == 0
-    for word in ("reduce", "broadcast", "scatter", "gather", "alltoall", "binomial", "caterpillar"):
+    for word in ("reduce series", "scatter series", "alltoall", "grid broadcast", "steady_state", "binomial",
+                 "open_shop", "gap against the bound"):
         assert word in out
-    assert "no:" not in out
+    assert "planning:" not in out and "validation:" not in out and "simulation:" not in out
 
 
 def test_study_lists_and_runs(tmp_path, capsys):

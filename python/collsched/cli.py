@@ -312,8 +312,13 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
                   samples: Optional[int] = typer.Option(None, help="Samples per cell (default: the paper's)."),
                   seed: int = typer.Option(0, help="Seed of every random draw."),
                   quick: bool = typer.Option(False, help="A small version (fewer cells), for a first look."),
-                  out: Path = typer.Option(Path("studies-out"), help="Folder of the CSV results.")):
+                  out: Path = typer.Option(Path("studies-out"), help="Folder of the CSV results and plots."),
+                  workers: Optional[int] = typer.Option(None, help="Local worker processes (default: the cores)."),
+                  dask: Optional[str] = typer.Option(None, help="Run the cells on this Dask scheduler (tcp://HOST:PORT)."),
+                  resume: bool = typer.Option(True, help="Reuse the cells an interrupted run finished.")):
     """Run one of the papers' experiments and print its tables beside the paper's figures."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from .studies import get_study, run_study, study_names
 
     if name is None:
@@ -327,7 +332,20 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
         return
     if samples is not None and samples < 1:
         raise CollschedError(f"--samples {samples} must be >= 1")
-    report = run_study(name, samples=samples, seed=seed, quick=quick, out=out)
+    if workers is not None and workers < 1:
+        raise CollschedError(f"--workers {workers} must be >= 1")
+    get_study(name)  # an unknown name fails before any work
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        tasks = {}
+
+        def progress(label, done, total):
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        report = run_study(name, samples=samples, seed=seed, quick=quick, out=out, workers=workers, dask=dask,
+                           resume=resume, progress=progress)
     for t in report.tables:
         table = Table(title=t.title)
         for col in t.columns:
@@ -342,23 +360,30 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
 
 # --- demo ---------------------------------------------------------------------------------
 @app.command("demo")
-def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform.")):
-    """Plan the baselines on a built-in Tiers-like platform, validate them, print a table."""
-    from .demo import demo_platform, demo_rows
+def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform."),
+                 quick: bool = typer.Option(False, help="Short series (8 operations instead of 40)."),
+                 out: Path = typer.Option(Path("collsched-demo.html"), "-o", "--out", help="Where to write the HTML report.")):
+    """Compare every algorithm on a built-in heterogeneous platform; print the tables and write an HTML report."""
+    import time
+
+    from .demo import demo, demo_platform
 
     p = demo_platform(seed)
     console.print(f"platform {p.name!r}: {len(p.hosts)} hosts, {len(p.routers)} routers, {len(p.links)} links "
                   f"(Tiers-like WAN/MAN/LAN, seed {seed})")
-    table = Table(title="baselines, planned and validated")
-    numeric = ("data msgs", "MB moved", "operations", "ms")
-    for col in ("collective", "algorithm", "shape") + numeric[:3] + ("valid", "ms"):
-        table.add_column(col, justify="right" if col in numeric else "left")
-    rows = demo_rows(seed)
-    for r in rows:
-        table.add_row(r.collective, r.algorithm, r.shape, str(r.messages), f"{r.megabytes:.1f}", str(r.operations),
-                      "[green]yes[/]" if r.valid else f"[red]no: {r.detail}[/]", f"{r.milliseconds:.1f}")
-    console.print(table)
-    if not all(r.valid for r in rows):
+    start = time.perf_counter()
+    with console.status("planning") as status:
+        sections = demo(seed, quick=quick,
+                        progress=lambda label, name: status.update(f"{label}: planning, validating, simulating {name}"))
+    for section in sections:
+        cmp = section.comparison
+        console.print(comparison_table(cmp, title=f"{section.label} ({cmp.collective.base.kind}, "
+                                                  f"{len(cmp.collective.hosts)} hosts)"))
+        for line in comparison_notes(cmp):
+            console.print(f"  {line}")
+    console.print(f"{sum(len(s.comparison.candidates) for s in sections)} schedules planned, validated and simulated "
+                  f"in {time.perf_counter() - start:.1f} s")
+    if not all(s.comparison.candidates and s.comparison.candidates[0].valid for s in sections):
         raise typer.Exit(1)
 
 

@@ -1,73 +1,52 @@
-"""The built-in demo: a Tiers-like heterogeneous platform and the baselines on it.
+"""The built-in demo: every algorithm compared on a Tiers-like heterogeneous platform, with an HTML report.
 
-For each collective of the demo, every applicable registered algorithm is
-planned, lowered to a program and checked by the symbolic validator; the
-rows say what each schedule moves and how long planning and checking took.
+:func:`demo` plans, validates and simulates every applicable algorithm
+(:func:`collsched.compare.compare`) for a series of reduces, a series of
+scatters, an all-to-all and a broadcast across the platform's LANs (a grid
+broadcast), each under the model its family was designed for
+(:data:`DEMO_MODELS`), and ranks them against a bound valid under that
+model. ``collsched demo`` prints the tables and writes the report.
 
 Examples
 --------
->>> rows = demo_rows(seed=1)
->>> {r.collective for r in rows} >= {"reduce", "broadcast", "scatter", "gather", "alltoall"}
-True
->>> all(r.valid for r in rows)
+>>> sections = demo(seed=1, quick=True)
+>>> [s.label for s in sections]
+['reduce series', 'scatter series', 'alltoall', 'grid broadcast']
+>>> all(s.comparison.best.valid for s in sections)
 True
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+from typing import Callable
 
 from . import topologies
-from .algorithms import registry
-from .collectives import AllToAll, Broadcast, Gather, Reduce, Scatter, Series
-from .errors import ValidationError
-from .schedules.validate import lower_any, validate
+from .collectives import AllToAll, Broadcast, Reduce, Scatter, Series
+from .compare import Comparison, compare
+from .simulation import models
 
-__all__ = ["DemoRow", "demo_platform", "demo_collectives", "demo_rows"]
+__all__ = ["DemoSection", "DEMO_MODELS", "demo_platform", "demo_collectives", "demo"]
+
+#: The model each demo collective is compared under: the steady-state LPs describe one-port store-and-forward
+#: (``OnePort(cost="edges")``); exchanges and broadcasts share links (``Fluid``, SimGrid's model).
+DEMO_MODELS = {"reduce": models.OnePort(), "reduce series": models.OnePort(cost="edges"),
+               "scatter series": models.OnePort(cost="edges"), "alltoall": models.Fluid(),
+               "grid broadcast": models.Fluid()}
 
 
 @dataclass(frozen=True)
-class DemoRow:
-    """One planned schedule of the demo.
-
-    Attributes
-    ----------
-    collective : str
-        Label of the collective (a key of :func:`demo_collectives`).
-    algorithm : str
-        Registered name of the algorithm that planned it.
-    shape : str
-        The schedule's shape (``"tree"``, ``"steps"``, ...).
-    messages : int
-        Messages that carry data (not barrier or ready signals).
-    megabytes : float
-        Bytes sent by the program, in MB (10^6 bytes), signals included (they weigh 0).
-    operations : int
-        Operations of the lowered program.
-    valid : bool
-        Whether the symbolic validator accepted the program.
-    detail : str
-        ``"validated"``, or the validator's message.
-    milliseconds : float
-        Wall time to plan, lower and validate (varies from run to run).
+class DemoSection:
+    """One comparison of the demo.
 
     Examples
     --------
-    >>> row = next(r for r in demo_rows() if (r.collective, r.algorithm) == ("broadcast", "linear"))
-    >>> row.shape, row.messages, row.megabytes, row.valid
-    ('tree', 15, 150.0, True)
+    >>> DemoSection("x", None).label
+    'x'
     """
 
-    collective: str
-    algorithm: str
-    shape: str
-    messages: int  # messages that carry data (not barrier or ready signals)
-    megabytes: float
-    operations: int
-    valid: bool
-    detail: str
-    milliseconds: float
+    label: str
+    comparison: Comparison
 
 
 def demo_platform(seed: int = 1):
@@ -95,82 +74,71 @@ def demo_platform(seed: int = 1):
     return topologies.tiers(seed=seed, name="demo-tiers")
 
 
-def demo_collectives(platform) -> dict[str, object]:
-    """The collectives the demo plans, by label.
+def demo_collectives(platform, *, count: int = 40) -> dict[str, object]:
+    """The collectives the demo compares, by label (the keys of :data:`DEMO_MODELS`).
 
     Parameters
     ----------
     platform : Platform
         The collectives involve all its hosts; ``hosts[0]`` is the root
         (the last host is the target of the reduce series).
+    count : int
+        Operations of each series.
 
     Returns
     -------
     dict of str to Collective
-        Labels ``"reduce"``, ``"reduce x4"`` (a series of 4), ``"broadcast"``,
-        ``"scatter"``, ``"gather"`` and ``"alltoall"``.
+        ``"reduce"`` (10 MB, one instance), ``"reduce series"``, ``"scatter series"``
+        (1 MB blocks), ``"alltoall"`` (100 kB blocks) and ``"grid broadcast"`` (10 MB).
 
     Examples
     --------
     >>> from collsched import topologies
-    >>> coll = demo_collectives(topologies.star(3))
+    >>> coll = demo_collectives(topologies.star(3), count=4)
     >>> list(coll)
-    ['reduce', 'reduce x4', 'broadcast', 'scatter', 'gather', 'alltoall']
-    >>> coll["reduce x4"].count, coll["reduce x4"].base.target
+    ['reduce', 'reduce series', 'scatter series', 'alltoall', 'grid broadcast']
+    >>> coll["reduce series"].count, coll["reduce series"].base.target
     (4, 'h2')
-    >>> coll["scatter"].total_bytes
-    2000000.0
     """
     hosts = platform.hosts
     return {
         "reduce": Reduce(participants=hosts, target=hosts[0], size=1e7, task_cost=1e7),
-        "reduce x4": Series(Reduce(participants=hosts, target=hosts[-1], size=1e6, task_cost=1e6), count=4),
-        "broadcast": Broadcast(source=hosts[0], targets=hosts, size=1e7),
-        "scatter": Scatter(source=hosts[0], targets=hosts, size=1e6),
-        "gather": Gather(sources=hosts, target=hosts[0], size=1e6),
+        "reduce series": Series(Reduce(participants=hosts, target=hosts[-1], size=1e6, task_cost=1e6), count=count),
+        "scatter series": Series(Scatter(source=hosts[0], targets=hosts, size=1e6), count=count),
         "alltoall": AllToAll(senders=hosts, size=1e5),
+        "grid broadcast": Broadcast(source=hosts[0], targets=hosts, size=1e7),
     }
 
 
-def demo_rows(seed: int = 1, *, families: tuple[str, ...] = ("baselines",)) -> list[DemoRow]:
-    """Plan, lower and validate every applicable algorithm of ``families`` for every demo collective.
+def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], None] | None = None) -> list[DemoSection]:
+    """Compare every applicable algorithm for each demo collective but the single reduce.
 
     Parameters
     ----------
     seed : int
         Seed of the platform (:func:`demo_platform`) and of the algorithms.
-    families : tuple of str
-        Algorithm families to run (default: the MPI-library baselines; the
-        planner that compares every family by simulation is issue 9's).
+    quick : bool
+        Series of 8 operations instead of 40 (for tests).
+    progress : callable, optional
+        ``progress(label, algorithm)`` before each algorithm is planned.
 
     Returns
     -------
-    list of DemoRow
-        One row per (collective, applicable algorithm), collectives in the
-        order of :func:`demo_collectives`, algorithms by name. A program the
-        validator rejects gives a row with ``valid=False`` rather than an error.
+    list of DemoSection
+        Reduce series, scatter series, all-to-all and grid broadcast, in that order.
 
     Examples
     --------
-    >>> rows = demo_rows(seed=1)
-    >>> [(r.collective, r.algorithm) for r in rows[:3]]
-    [('reduce', 'binomial'), ('reduce', 'linear'), ('reduce x4', 'binomial')]
-    >>> [(r.messages, r.megabytes) for r in rows if r.collective == "scatter"]
-    [(15, 32.0), (15, 15.0)]
+    >>> s = demo(quick=True)[0]
+    >>> s.comparison.metric, s.comparison.bound.name
+    ('throughput', 'steady-state LP optimum (one-port, graph view)')
     """
     platform = demo_platform(seed)
-    rows = []
-    for label, collective in demo_collectives(platform).items():
-        for algo in (a for a in registry.applicable(collective) if a.family in families):
-            start = time.perf_counter()
-            schedule = algo.function(platform, collective, seed=seed)
-            program = lower_any(platform, collective, schedule)
-            try:
-                validate(platform, collective, program)
-                valid, detail = True, "validated"
-            except ValidationError as exc:
-                valid, detail = False, str(exc)
-            elapsed = (time.perf_counter() - start) * 1e3
-            rows.append(DemoRow(label, algo.name, schedule.shape, program.n_data_messages, program.bytes_sent / 1e6,
-                                program.n_ops, valid, detail, elapsed))
-    return rows
+    sections = []
+    for label, collective in demo_collectives(platform, count=8 if quick else 40).items():
+        if label == "reduce":
+            continue
+        step = None if progress is None else (lambda name, label=label: progress(label, name))
+        sections.append(DemoSection(label, compare(platform, collective, model=DEMO_MODELS[label], seed=seed,
+                                                   progress=step)))
+    return sections

@@ -365,8 +365,8 @@ def read_text(path: str | os.PathLike) -> str:
         raise FormatError(f"cannot read the file: {exc.strerror or exc}", where=where) from None
 
 
-def atomic_write(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8) so that the file is either the old one or the new one, whole.
+def atomic_write(path: str | os.PathLike, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8) or bytes to ``path`` so that the file is either the old one or the new one, whole.
 
     The text goes to a temporary file in the same directory, which is flushed
     to disk and then renamed over ``path`` (:func:`os.replace`). A new file
@@ -376,8 +376,8 @@ def atomic_write(path: str | os.PathLike, text: str) -> None:
     ----------
     path : str or path-like
         The file to create or replace.
-    text : str
-        Its new content.
+    text : str or bytes
+        Its new content (text is written as UTF-8).
 
     Raises
     ------
@@ -406,8 +406,8 @@ def atomic_write(path: str | os.PathLike, text: str) -> None:
             except FileExistsError:
                 continue
             tmp = candidate
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(text.encode("utf-8") if isinstance(text, str) else text)
             stream.flush()
             os.fsync(stream.fileno())
         if target.exists():

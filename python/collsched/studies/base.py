@@ -33,7 +33,8 @@ class Table:
     """One table of a study: a title, column names, rows, notes printed under it, and what to plot.
 
     ``plot = (x, (y1, y2, ...))`` asks the runner to draw the columns ``y…``
-    against column ``x`` (one line each) beside the CSV.
+    against column ``x`` (one line each) beside the CSV; ``(x, (y,), by)``
+    draws one line per value of column ``by`` (rows in long form).
 
     Examples
     --------
@@ -47,7 +48,7 @@ class Table:
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]
     notes: tuple[str, ...] = ()
-    plot: tuple[str, tuple[str, ...]] | None = None
+    plot: tuple | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
@@ -57,9 +58,9 @@ class Table:
             if len(r) != len(self.columns):
                 raise ValueError(f"table {self.title!r}: a row has {len(r)} cells for {len(self.columns)} columns")
         if self.plot is not None:
-            x, ys = self.plot
-            object.__setattr__(self, "plot", (x, tuple(ys)))
-            for name in (x, *ys):
+            x, ys, *by = self.plot
+            object.__setattr__(self, "plot", (x, tuple(ys), *by))
+            for name in (x, *ys, *by):
                 if name not in self.columns:
                     raise ValueError(f"table {self.title!r}: plot column {name!r} is not one of {self.columns}")
 
@@ -231,7 +232,7 @@ def _load() -> None:
     from .. import studies
 
     for module in pkgutil.iter_modules(studies.__path__):
-        if not module.name.startswith("_") and module.name not in ("base", "runner"):
+        if not module.name.startswith("_") and module.name not in ("base", "runner", "cells", "plots"):
             importlib.import_module(f"{studies.__name__}.{module.name}")
 
 

@@ -1,4 +1,4 @@
-"""Running a study and writing its tables (CSV, atomically).
+"""Running a study: its cells on a pool or a Dask cluster, resumed if interrupted; tables to CSV and plots.
 
 Examples
 --------
@@ -6,30 +6,40 @@ Examples
 >>> from collsched.studies.base import Report, Table, study
 >>> @study("doc-example", title="an example", paper="none")
 ... def _run(options):
-...     return Report("doc-example", (Table("squares", ("n", "n²"), [(n, n * n) for n in range(3)]),))
->>> report = run_study("doc-example", out=tempfile.mkdtemp())
+...     squares = options.map(abs, [0, -1, -2])
+...     return Report("doc-example", (Table("squares", ("n", "|n|"), list(enumerate(squares)), plot=("n", ("|n|",))),))
+>>> report = run_study("doc-example", out=tempfile.mkdtemp(), workers=1)
 >>> from pathlib import Path
->>> [Path(f).read_text().splitlines()[-1] for f in report.files]
-['2,4']
+>>> [Path(f).suffix for f in report.files], Path(report.files[0]).read_text().splitlines()[-1]
+(['.csv', '.png'], '2,2')
 >>> from collsched.studies import base; del base._STUDIES["doc-example"]
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from ..fileformat import atomic_write
 from .base import Report, StudyOptions, get_study
+from .cells import Cells
+from .plots import plot_table
 
 __all__ = ["run_study"]
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+
+
 def run_study(name: str, *, samples: int | None = None, seed: int = 0, quick: bool = False,
-              out: str | os.PathLike = "studies-out") -> Report:
-    """Run the study ``name`` and write each of its tables to ``out/NAME/TITLE.csv``.
+              out: str | os.PathLike = "studies-out", workers: int | None = None, dask=None, resume: bool = True,
+              progress: Callable[[str, int, int], None] | None = None) -> Report:
+    """Run the study ``name`` and write each table to ``out/NAME/TITLE.csv`` (and ``.png`` when it asks for a plot).
 
     Parameters
     ----------
@@ -39,6 +49,15 @@ def run_study(name: str, *, samples: int | None = None, seed: int = 0, quick: bo
         See :class:`~collsched.studies.base.StudyOptions`.
     out : path
         Folder of the results.
+    workers : int, optional
+        Local worker processes for the cells (default: the cores; 1: this process).
+    dask : str or distributed.Client, optional
+        Run the cells on this Dask cluster instead.
+    resume : bool
+        Reuse the cells a previous run with the same options finished (kept
+        under ``out/NAME/.cells/``); False computes every cell again.
+    progress : callable, optional
+        ``progress(label, done, total)`` after each cell.
 
     Returns
     -------
@@ -53,12 +72,20 @@ def run_study(name: str, *, samples: int | None = None, seed: int = 0, quick: bo
     collsched.errors.CollschedError: unknown study 'no-such-study' (known studies: ...)
     """
     s = get_study(name)
-    report = s.run(StudyOptions(samples=samples, seed=seed, quick=quick))
     folder = Path(out) / name
     folder.mkdir(parents=True, exist_ok=True)
+    tag = hashlib.sha256(repr((samples, seed, quick)).encode()).hexdigest()[:12]
+    cache = folder / ".cells" / tag
+    if not resume and cache.exists():
+        for f in cache.glob("*.pkl"):
+            f.unlink()
+    with Cells(workers=workers, dask=dask, cache=cache, progress=progress) as cells:
+        report = s.run(StudyOptions(samples=samples, seed=seed, quick=quick, cells=cells))
     files = []
     for table in report.tables:
-        path = folder / (re.sub(r"[^A-Za-z0-9._-]+", "-", table.title).strip("-") + ".csv")
+        path = folder / (_slug(table.title) + ".csv")
         atomic_write(path, table.to_csv())
         files.append(str(path))
+        if table.plot is not None:
+            files.append(str(plot_table(table, path.with_suffix(".png"))))
     return dataclasses.replace(report, files=tuple(files))
