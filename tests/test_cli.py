@@ -145,6 +145,36 @@ def test_compare_plan_best_and_simulate(tmp_path, capsys):
     assert code == 0 and "makespan" in out and "gap" in out and (tmp_path / "g.png").stat().st_size > 1000
 
 
+def test_plan_passes_algorithm_options(tmp_path, capsys):
+    platform = write(tmp_path, "p.json", platform_doc())
+    collective = write(tmp_path, "c.json", collective_doc({"type": "alltoall", "senders": ["a", "b", "c"], "size": 8}))
+    schedule = tmp_path / "s.json"
+    code, _, _ = run(["plan", platform, collective, "-a", "liquid", "-p", "method=heuristic", "-o", str(schedule)], capsys)
+    assert code == 0 and cs.load_schedule(schedule).algorithm == "liquid"
+    code, _, err = run(["plan", platform, collective, "-a", "liquid", "-p", "depth=2", "-o", str(schedule)], capsys)
+    assert code == 2 and "algorithm 'liquid' has no option 'depth'" in err
+    code, _, err = run(["plan", platform, collective, "-a", "liquid", "-p", "method=magic", "-o", str(schedule)], capsys)
+    assert code == 2 and "magic" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(["plan", platform, collective, "-p", "method=heuristic", "-o", str(schedule)], capsys)
+    assert code == 2 and "name the algorithm with -a" in err
+
+
+def test_lower_writes_programs_the_cli_reads_back(tmp_path, capsys):
+    platform = write(tmp_path, "p.json", platform_doc())
+    collective = write(tmp_path, "c.json", collective_doc({"type": "alltoall", "senders": ["a", "b", "c"], "size": 8}))
+    schedule = str(tmp_path / "s.json")
+    assert run(["plan", platform, collective, "-a", "caterpillar", "-o", schedule], capsys)[0] == 0
+    program = str(tmp_path / "prog.json")
+    code, out, _ = run(["lower", platform, collective, schedule, "-o", program, "--sync", "ready"], capsys)
+    assert code == 0 and "validated" in out
+    assert run(["validate", platform, collective, program], capsys)[0] == 0
+    assert run(["simulate", platform, collective, program], capsys)[0] == 0
+    code, _, _ = run(["lower", platform, collective, schedule, "-o", str(tmp_path / "prog.goal")], capsys)
+    assert code == 0 and "\nnum_ranks 3\n" in (tmp_path / "prog.goal").read_text()
+    code, _, err = run(["lower", platform, collective, schedule, "-o", str(tmp_path / "prog.txt")], capsys)
+    assert code == 2 and "cannot tell the format" in err
+
+
 @pytest.mark.parametrize("argv, expected", [
     (["--model", "bogus"], "unknown model 'bogus'"),
     (["--model", "oneport:sync"], "is not key=value"),

@@ -189,6 +189,8 @@ def _graph_metrics(platform, sources) -> tuple[dict, dict]:
 
 def _capacity(platform, node: str, model: Model, out: bool) -> float:
     """Bytes per second a node can send (``out``) or receive: one link at a time under one-port, else all."""
+    if isinstance(model, OnePort) and model.cost != "edges" and out and not model.sync:
+        return np.inf  # asynchronous: a send holds its port o_s only, not while the bytes flow
     if isinstance(model, OnePort) and model.cost != "edges":
         # every message is one routed transfer, one at a time per port: the fastest route is the limit
         pairs = ((node, h) if out else (h, node) for h in platform.hosts if h != node)

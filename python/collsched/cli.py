@@ -34,6 +34,22 @@ def _main(debug: bool = typer.Option(False, "--debug", help="Show tracebacks ins
     _state["debug"] = debug
 
 
+def _options(items: List[str], accepted: List[str], owner: str) -> dict:
+    """``NAME=VALUE`` options (VALUE read as JSON if it can be), each name one that ``owner`` accepts."""
+    options = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep:
+            raise CollschedError(f"--param {item!r} is not NAME=VALUE")
+        if name not in accepted:
+            raise CollschedError(f"{owner} has no option {name!r}", fix=f"options: {', '.join(accepted) or 'none'}")
+        try:
+            options[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[name] = raw
+    return options
+
+
 # --- platform ----------------------------------------------------------------------
 @platform_app.command("show")
 def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or SimGrid .xml)."),
@@ -90,18 +106,7 @@ def platform_generate(kind: str = typer.Argument(..., help="Generator name, e.g.
     if kind not in topologies.__all__:
         raise CollschedError(f"unknown generator {kind!r}", fix=f"use one of {', '.join(topologies.__all__)}")
     generator = getattr(topologies, kind)
-    options = {}
-    accepted = list(inspect.signature(generator).parameters)
-    for item in param:
-        name, sep, raw = item.partition("=")
-        if not sep:
-            raise CollschedError(f"--param {item!r} is not NAME=VALUE")
-        if name not in accepted:
-            raise CollschedError(f"generator {kind!r} has no option {name!r}", fix=f"options: {', '.join(accepted)}")
-        try:
-            options[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[name] = raw
+    options = _options(param, list(inspect.signature(generator).parameters), f"generator {kind!r}")
     try:
         platform = generator(**options)
     except TypeError as exc:
@@ -151,6 +156,8 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
                                                          help="Registered algorithm name (default: the best, by simulation)."),
                  output: Path = typer.Option(..., "-o", "--output", help="Where to write the schedule (.json)."),
                  model: Optional[str] = typer.Option(None, help=_MODEL_HELP + " Only without --algorithm."),
+                 param: List[str] = typer.Option([], "-p", "--param",
+                                                 help="Algorithm option NAME=VALUE (VALUE read as JSON if it can be)."),
                  seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
     """Plan a schedule (the named algorithm's, or the best of all), validate it, and write it."""
     from .collective_io import load_collective
@@ -162,10 +169,52 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
     p, c = load_platform(platform), load_collective(collective)
     if algorithm is not None and model is not None:
         raise CollschedError("--model chooses among algorithms: give it without --algorithm")
-    schedule = plan(p, c, algorithm, seed=seed, model=_model(model))
+    options = {}
+    if param:
+        if algorithm is None:
+            raise CollschedError("--param sets an algorithm's option: name the algorithm with -a")
+        from .algorithms import registry
+
+        fn = registry.get(algorithm).function
+        accepted = [n for n, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and n != "seed"]
+        options = _options(param, accepted, f"algorithm {algorithm!r}")
+    try:
+        schedule = plan(p, c, algorithm, seed=seed, model=_model(model), **options)
+    except (TypeError, ValueError) as exc:
+        raise CollschedError(f"algorithm {algorithm!r}: {exc}") from None
     validate(p, c, schedule)
     save_schedule(schedule, output)
     console.print(f"wrote {output}: {schedule.algorithm} ({schedule.shape}), validated")
+
+
+@app.command("lower")
+def lower_command(platform: Path = typer.Argument(..., help="Platform file."),
+                  collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                  schedule: Path = typer.Argument(..., help="Schedule file (.json)."),
+                  output: Path = typer.Option(..., "-o", "--output",
+                                              help="Program file: .json (collsched) or .goal (LogGOPSim GOAL)."),
+                  sync: Optional[str] = typer.Option(None, help="Step schedules: barrier, ready or post_all.")):
+    """Lower a schedule to the program every executor runs; write it as collsched JSON or GOAL."""
+    from .collective_io import load_collective
+    from .platform.io import load_platform
+    from .schedules import StepSchedule
+    from .schedules.io import load_schedule, save_goal, save_program
+    from .schedules.validate import validate
+
+    p, c = load_platform(platform), load_collective(collective)
+    s = load_schedule(schedule)
+    if sync is not None and not isinstance(s, StepSchedule):
+        raise CollschedError(f"--sync applies to step schedules, not to a {s.shape} schedule")
+    program = s.lower(p, c, sync=sync) if sync is not None else s.lower(p, c)
+    validate(p, c, program)
+    suffix = output.suffix.lower()
+    if suffix == ".goal":
+        save_goal(program, output, speed={h: p.nodes[h].speed for h in p.hosts})
+    elif suffix == ".json":
+        save_program(program, output)
+    else:
+        raise CollschedError(f"cannot tell the format of {str(output)!r}", fix="name it .json or .goal")
+    console.print(f"wrote {output}: {program.n_ops} operations on {len(program.ranks)} ranks, validated")
 
 
 @app.command("compare")
@@ -361,7 +410,7 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
 # --- demo ---------------------------------------------------------------------------------
 @app.command("demo")
 def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform."),
-                 quick: bool = typer.Option(False, help="Short series (8 operations instead of 40)."),
+                 quick: bool = typer.Option(False, help="Short series (8 operations instead of 400)."),
                  out: Path = typer.Option(Path("collsched-demo.html"), "-o", "--out", help="Where to write the HTML report.")):
     """Compare every algorithm on a built-in heterogeneous platform; print the tables and write an HTML report."""
     import time

@@ -74,7 +74,7 @@ def demo_platform(seed: int = 1):
     return topologies.tiers(seed=seed, name="demo-tiers")
 
 
-def demo_collectives(platform, *, count: int = 40) -> dict[str, object]:
+def demo_collectives(platform, *, count: int = 400) -> dict[str, object]:
     """The collectives the demo compares, by label (the keys of :data:`DEMO_MODELS`).
 
     Parameters
@@ -118,7 +118,7 @@ def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], N
     seed : int
         Seed of the platform (:func:`demo_platform`) and of the algorithms.
     quick : bool
-        Series of 8 operations instead of 40 (for tests).
+        Series of 8 operations instead of 400 (for tests).
     progress : callable, optional
         ``progress(label, algorithm)`` before each algorithm is planned.
 
@@ -135,7 +135,7 @@ def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], N
     """
     platform = demo_platform(seed)
     sections = []
-    for label, collective in demo_collectives(platform, count=8 if quick else 40).items():
+    for label, collective in demo_collectives(platform, count=8 if quick else 400).items():
         if label == "reduce":
             continue
         step = None if progress is None else (lambda name, label=label: progress(label, name))

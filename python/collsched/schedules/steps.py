@@ -285,7 +285,7 @@ class StepSchedule(Schedule):
     def n_transfers(self) -> int:
         return sum(len(step) for step in self.steps)
 
-    def lower(self, platform, collective=None, *, sync: str = "barrier") -> Program:
+    def lower(self, platform, collective=None, *, sync: str | None = None) -> Program:
         """The program of this schedule; ``sync`` is one of :data:`SYNC_MODES`.
 
         Parameters
@@ -294,8 +294,10 @@ class StepSchedule(Schedule):
             Its hosts are the ranks.
         collective : Collective
             Gives the value and size of each direct message.
-        sync : {"barrier", "ready", "post_all"}
-            How steps are kept apart (see the module docstring).
+        sync : {"barrier", "ready", "post_all"}, optional
+            How steps are kept apart (see the module docstring); by default
+            ``params["sync"]`` (the planner records there the mode it chose),
+            else ``"barrier"``.
 
         Returns
         -------
@@ -324,6 +326,8 @@ class StepSchedule(Schedule):
         ValueError: unknown sync 'none'; expected one of barrier, ready, post_all
         """
         collective = self.answering(collective)
+        if sync is None:
+            sync = self.params.get("sync", "barrier")
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
         ranks = platform.hosts
