@@ -239,6 +239,18 @@ def test_demo_prints_the_comparisons_and_writes_the_report(tmp_path, capsys):
                  "open_shop", "gap against the bound"):
         assert word in out
     assert "planning:" not in out and "validation:" not in out and "simulation:" not in out
+    assert f"report: {report.resolve()}" in out.replace("\n", "")
+    text = report.read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.count("<svg") >= 12 and "grid broadcast" in text
+
+
+def test_report_writes_one_html_file(tmp_path, capsys):
+    platform = write(tmp_path, "p.json", platform_doc())
+    collective = write(tmp_path, "c.json", collective_doc({"type": "gather", "sources": ["a", "b", "c"], "target": "a",
+                                                           "size": "1MB"}))
+    out = tmp_path / "r.html"
+    code, text, _ = run(["report", platform, collective, "-o", str(out), "--model", "oneport"], capsys)
+    assert code == 0 and "report:" in text and "binomial" in out.read_text()
 
 
 def test_study_lists_and_runs(tmp_path, capsys):

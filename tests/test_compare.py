@@ -69,10 +69,16 @@ def test_a_failing_algorithm_is_a_row_not_an_exception(monkeypatch):
     def broken(platform, collective, *, seed=0):
         raise CollschedError("out of ideas")
 
+    def buggy(platform, collective, *, seed=0):
+        return {}["missing"]
+
     monkeypatch.setitem(registry._REGISTRY, "linear", type(algo)(**{**algo.__dict__, "function": broken}))
-    cmp = compare(p, c, algorithms=["binomial", "linear"])
-    assert [cand.algorithm for cand in cmp.candidates] == ["binomial", "linear"]
-    assert cmp.candidates[1].error == "planning: out of ideas" and not cmp.candidates[1].valid
+    monkeypatch.setitem(registry._REGISTRY, "caterpillar", type(algo)(**{**algo.__dict__, "name": "caterpillar",
+                                                                          "function": buggy}))
+    cmp = compare(p, c, algorithms=["binomial", "linear", "caterpillar"])
+    assert [cand.algorithm for cand in cmp.candidates] == ["binomial", "caterpillar", "linear"]
+    assert cmp.candidates[2].error == "planning: out of ideas" and not cmp.candidates[2].valid
+    assert cmp.candidates[1].error == "planning: internal error KeyError: 'missing'"
     assert cmp.best.algorithm == "binomial"
 
 

@@ -157,6 +157,11 @@ def _achieved(result: SimResult, metric: str) -> float:
     return float(result.throughput) if metric == "throughput" else float(result.makespan)
 
 
+def _why(exc: Exception) -> str:
+    """The error's message; for anything but a CollschedError (a bug), its type too."""
+    return str(exc) if isinstance(exc, CollschedError) else f"internal error {type(exc).__name__}: {exc}"
+
+
 def _rank_value(result: SimResult, metric: str) -> float:
     return -_achieved(result, metric) if metric == "throughput" else _achieved(result, metric)
 
@@ -165,9 +170,9 @@ def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bou
     start = time.perf_counter()
     try:
         schedule = replace(algo.function(platform, collective, seed=seed), collective=collective)
-    except CollschedError as exc:
+    except Exception as exc:  # one algorithm's failure, even a bug, is a row: the others still count
         return Candidate(algo.name, algo.family, None, None, None, None, time.perf_counter() - start, 0.0,
-                         f"planning: {exc}")
+                         f"planning: {_why(exc)}")
     planned = time.perf_counter()
     stage = "validation"
     try:
@@ -184,9 +189,9 @@ def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bou
             if best is None or _rank_value(result, metric) < _rank_value(best[1], metric):
                 best = (schedule, result)
         schedule, result = best
-    except CollschedError as exc:
+    except Exception as exc:
         return Candidate(algo.name, algo.family, schedule, None, None, None, planned - start,
-                         time.perf_counter() - planned, f"{stage}: {exc}")
+                         time.perf_counter() - planned, f"{stage}: {_why(exc)}")
     achieved = _achieved(result, metric)
     gap = bound.gap(achieved) if bound is not None and achieved > 0 else None
     return Candidate(algo.name, algo.family, schedule, result, achieved, gap, planned - start,

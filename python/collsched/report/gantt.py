@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..schedules.program import COMPUTE, RECV, SEND
+from . import _figures
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..platform import Platform
     from ..schedules.trace import SimResult
 
-__all__ = ["gantt", "link_utilisation_over_time", "LANES", "COLOURS"]
+__all__ = ["gantt", "gantt_svg", "gantt_figure", "link_utilisation_over_time", "LANES", "COLOURS"]
 
 LANES = ("send", "recv", "compute")
 COLOURS = {SEND: "#3b75af", RECV: "#ef8636", COMPUTE: "#519e3e"}
-_FORMATS = (".png", ".svg", ".pdf")
 
 
 def _levels(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, int]:
@@ -132,7 +132,7 @@ def link_utilisation_over_time(result: SimResult, platform: Platform,
 
 def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = None,
           ranks: Sequence[str] | None = None, max_ranks: int = 32, max_links: int = 6,
-          title: str | None = None) -> Path:
+          title: str | None = None, window: tuple[float, float] | None = None) -> Path:
     """Draw the Gantt chart of a simulation result and save it (PNG, SVG or PDF, from the suffix).
 
     Parameters
@@ -149,6 +149,8 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
     max_ranks, max_links : int
     title : str, optional
         Default: the model, the backend and the makespan.
+    window : (float, float), optional
+        Draw only from ``t0`` to ``t1`` seconds (see :func:`gantt_figure`).
 
     Returns
     -------
@@ -171,13 +173,73 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
     >>> gantt(cs.simulate(p, b.build()), pathlib.Path(tempfile.mkdtemp()) / "g.svg").suffix
     '.svg'
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    path = _figures.check_path(path, "gantt")
+    fig = gantt_figure(result, platform=platform, ranks=ranks, max_ranks=max_ranks, max_links=max_links,
+                       title=title, window=window)
+    return _figures.save(fig, path)
+
+
+def gantt_svg(result: SimResult, *, scope: str = "", **options) -> str:
+    """The Gantt chart of a simulation result as SVG text, to inline in an HTML page.
+
+    Parameters
+    ----------
+    result : SimResult
+    scope : str
+        Prefix given to every id of the drawing (``scope-...``), so that
+        several drawings can share one page.
+    **options
+        As for :func:`gantt` (``platform``, ``ranks``, ``max_ranks``,
+        ``max_links``, ``title``, ``window``).
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element (no XML declaration).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h0", "h1", [], size=1e6)
+    >>> svg = gantt_svg(cs.simulate(p, b.build()), platform=p, scope="g1")
+    >>> svg.startswith("<svg"), svg.rstrip().endswith("</svg>")
+    (True, True)
+    """
+    return _figures.svg_text(gantt_figure(result, **options), scope=scope)
+
+
+def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: Sequence[str] | None = None,
+                 max_ranks: int = 32, max_links: int = 6, title: str | None = None,
+                 window: tuple[float, float] | None = None):
+    """The Gantt chart of a simulation result as a matplotlib Figure (on its own Agg canvas).
+
+    Parameters are those of :func:`gantt`, without the path, plus ``window``:
+    ``(t0, t1)`` in seconds draws only that span, and only the operations
+    that overlap it (the first periods of a long series, say); default the
+    whole run.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        An unknown rank, or a bad count.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h0", "h1", [], size=1e6)
+    >>> len(gantt_figure(cs.simulate(p, b.build()), platform=p).axes)
+    2
+    """
     from matplotlib.patches import Patch
 
-    path = Path(path)
-    if path.suffix.lower() not in _FORMATS:
-        raise ValueError(f"gantt path {str(path)!r} must end with one of {', '.join(_FORMATS)}")
     for name, value in (("max_ranks", max_ranks), ("max_links", max_links)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"gantt option {name}={value!r} is not an integer >= 0")
@@ -192,19 +254,25 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
     lanes = 3 * len(shown)
     lane_height = 0.32 if len(shown) <= 8 else 0.2
     height = 1.2 + lane_height * max(lanes, 3) + (0.3 * len(links) + 1.4 if links else 0.0)
-    fig = Figure(figsize=(11, height), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = _figures.new_figure(11, height)
     if links:
         ax, lax = fig.subplots(2, 1, sharex=True, height_ratios=[max(lanes, 3), max(len(links) + 2, 4)])
     else:
         ax, lax = fig.subplots(1, 1), None
     end = max(tr.makespan, 1e-12)
-    label_bars = tr.n_ops <= 80
+    shown_ops = np.ones(tr.n_ops, dtype=bool)
+    if window is not None:
+        t0, t1 = (float(x) for x in window)
+        if not 0 <= t0 < t1:
+            raise ValueError(f"gantt window {window!r} is not (t0, t1) with 0 <= t0 < t1")
+        shown_ops = (tr.end >= t0) & (tr.start <= t1)
+        end = t1 - t0   # the width that sizes bars and labels
+    label_bars = int(shown_ops.sum()) <= 80
     for k, name in enumerate(shown):
         r = tr.rank_index(name)
         for lane, kind in enumerate((SEND, RECV, COMPUTE)):
             y = lanes - 1 - (3 * k + lane)
-            idx = np.flatnonzero((tr.rank == r) & (tr.kind == kind))
+            idx = np.flatnonzero((tr.rank == r) & (tr.kind == kind) & shown_ops)
             if not idx.shape[0]:
                 continue
             widths = np.maximum(tr.end[idx] - tr.start[idx], end * 2e-4)   # instants stay visible
@@ -224,7 +292,7 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
             ax.axhline(lanes - 3 * k - 0.5, color="0.75", linewidth=0.6)
     ax.set_yticks([lanes - 1 - (3 * k + 1) for k in range(len(shown))], shown)
     ax.set_ylim(-0.6, lanes - 0.4)
-    ax.set_xlim(0, end * 1.01)
+    ax.set_xlim((0, end * 1.01) if window is None else (t0, t1))
     ax.grid(axis="x", color="0.9", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.legend(handles=[Patch(color=COLOURS[k], label=lbl) for k, lbl in zip((SEND, RECV, COMPUTE), LANES)],
@@ -234,6 +302,8 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
     if title is None:
         tp = "" if result.throughput is None else f", throughput {result.throughput:.4g}/s"
         title = f"{result.model} on {result.backend}: makespan {result.makespan:.6g} s{tp}"
+        if window is not None:
+            title += f"; from {t0:.4g} s to {t1:.4g} s"
     ax.set_title(title, fontsize=9)
     if lax is not None:
         times, curves = link_utilisation_over_time(result, platform, links)
@@ -246,6 +316,4 @@ def gantt(result: SimResult, path: str | Path, *, platform: Platform | None = No
         lax.set_xlabel("time (s)")
     else:
         ax.set_xlabel("time (s)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    return path
+    return fig

@@ -7,6 +7,18 @@ equal pieces that are pipelined down (or up) the tree. A hierarchical
 schedule (seed 003) is a tree whose first levels join the clusters'
 coordinators; ``clusters`` and ``intra`` record that structure.
 
+Hierarchical broadcast (``intra`` given): the coordinator of a cluster is
+its host whose parent is in another cluster (or the root). A coordinator
+first sends the whole message to its children in other clusters, in order
+(the inter-cluster tree), then broadcasts inside its cluster with the
+algorithm ``intra[coordinator] = "model:k"`` (a model of seed 003's Table 1,
+see :mod:`collsched.algorithms.hierarchical.intra`, cut into ``k``
+segments, pipelined down the cluster's part of the tree). The model
+``scatter_allgather`` scatters one block per host of the cluster down that
+tree, then runs a ring all-gather in the order coordinator, then the other
+hosts in the order of ``clusters``. A cluster without an ``intra`` entry
+uses ``segments``.
+
 Lowering, per instance and per segment:
 
 * **broadcast** — a node forwards each segment to its children, in order, as
@@ -37,6 +49,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
@@ -46,7 +59,7 @@ from .base import Schedule
 from .program import Program, ProgramBuilder
 from .values import Piece, combine, partial
 
-__all__ = ["TreeSchedule"]
+__all__ = ["TreeSchedule", "INTRA_MODELS", "parse_intra"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +76,9 @@ class TreeSchedule(Schedule):
     clusters : tuple of tuples of str, optional
         For hierarchical schedules: the logical clusters.
     intra : mapping, optional
-        For hierarchical schedules: ``coordinator -> intra-cluster algorithm``.
+        For hierarchical schedules: ``coordinator -> "model:k"``, the
+        intra-cluster algorithm of the coordinator's cluster (one of
+        :data:`INTRA_MODELS`) and its number of segments.
 
     Raises
     ------
@@ -260,7 +275,13 @@ class TreeSchedule(Schedule):
         missing = [h for h in collective.hosts if h not in nodes and not (kind == "reduce" and h == end)]
         if missing:
             raise ScheduleError(f"the tree does not reach {kind} host {missing[0]!r}")
-        b = ProgramBuilder(platform.hosts, denominator=self.segments, name=self.algorithm)
+        if self.intra:
+            if kind != "broadcast":
+                raise ScheduleError(f"a hierarchical tree schedule carries a broadcast, not a {kind}",
+                                    fix="drop 'intra' for a plain tree")
+            lowering = _hierarchical
+        denominator = _hierarchical_denominator(self) if self.intra else self.segments
+        b = ProgramBuilder(platform.hosts, denominator=denominator, name=self.algorithm)
         for inst in range(collective.count):
             lowering(self, b, platform, collective, inst)
         return b.build()
@@ -346,3 +367,155 @@ def _merge(b: ProgramBuilder, reduce, node: str, values: list, seg: int, last_ta
         else:
             out.append(v)
     return out
+
+
+# --- hierarchical broadcast (seed 003) ------------------------------------------------------
+
+_MAX_DENOMINATOR = 1 << 20
+
+
+#: The intra-cluster broadcast models of seed 003's Table 1 a hierarchical tree can lower
+#: (:mod:`collsched.algorithms.hierarchical.intra` gives their costs and trees).
+INTRA_MODELS = ("flat", "segmented_flat", "chain", "pipelined_chain", "binary", "binomial", "segmented_binomial",
+                "k_chain", "scatter_allgather")
+
+
+def parse_intra(text: str) -> tuple[str, int]:
+    """``(model, k)`` from an ``intra`` entry ``"model:k"`` (or ``"model"``, ``k = 1``).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    model : str
+        One of :data:`INTRA_MODELS`.
+    k : int
+        Number of segments, >= 1.
+
+    Raises
+    ------
+    ValueError
+        If the model is unknown or ``k`` is not an integer >= 1.
+
+    Examples
+    --------
+    >>> parse_intra("pipelined_chain:8"), parse_intra("binomial")
+    (('pipelined_chain', 8), ('binomial', 1))
+    >>> parse_intra("ring:2")
+    Traceback (most recent call last):
+    ...
+    ValueError: intra-cluster algorithm 'ring:2' is not 'model:segments' with a model of Table 1 (flat, segmented_flat, chain, pipelined_chain, binary, binomial, segmented_binomial, k_chain, scatter_allgather)
+    """
+    name, _, k = text.partition(":")
+    try:
+        segments = int(k) if k else 1
+    except ValueError:
+        segments = 0
+    if name not in INTRA_MODELS or segments < 1:
+        raise ValueError(f"intra-cluster algorithm {text!r} is not 'model:segments' with a model of Table 1 "
+                         f"({', '.join(INTRA_MODELS)})")
+    return name, segments
+
+
+def _intra_specs(tree: TreeSchedule) -> dict[str, tuple[str, int]]:
+    out = {}
+    for coordinator, text in tree.intra.items():
+        try:
+            out[coordinator] = parse_intra(text)
+        except ValueError as exc:
+            raise ScheduleError(f"tree intra[{coordinator!r}]: {exc}") from None
+    return out
+
+
+def _hierarchical_denominator(tree: TreeSchedule) -> int:
+    """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20."""
+    sizes = {c[0]: len(c) for c in tree.clusters or ()}
+    members = {h: c for c in tree.clusters or () for h in c}
+    d = tree.segments
+    for coordinator, (model, k) in _intra_specs(tree).items():
+        d = math.lcm(d, k)
+        if model == "scatter_allgather":
+            d = math.lcm(d, len(members.get(coordinator, sizes.get(coordinator, ()))) or 1)
+    return d if d <= _MAX_DENOMINATOR else _MAX_DENOMINATOR
+
+
+def _cut(denominator: int, parts: int, j: int) -> tuple[int, int]:
+    """Piece ``j`` of ``parts`` nearly equal pieces of ``[0, denominator)``."""
+    return denominator * j // parts, denominator * (j + 1) // parts
+
+
+def _hierarchical(tree: TreeSchedule, b: ProgramBuilder, platform, collective, inst: int) -> None:
+    base = collective.base
+    value = base.direct_value(platform, inst, base.source, base.source)
+    D, size = b.denominator, base.size
+    cluster_of = {h: k for k, c in enumerate(tree.clusters or ()) for h in c}
+    order = tree.preorder()
+    for h in order:
+        if h not in cluster_of:
+            raise ScheduleError(f"hierarchical tree host {h!r} is in no cluster", fix="list it in 'clusters'")
+    same = lambda u, v: cluster_of[u] == cluster_of[v]  # noqa: E731
+    coordinators = [u for u in order if u == tree.root or not same(u, tree.parent(u))]
+    seen: dict[int, str] = {}
+    for u in coordinators:
+        if cluster_of[u] in seen:
+            raise ScheduleError(f"cluster of {u!r} is entered twice, at {seen[cluster_of[u]]!r} and {u!r}",
+                                fix="give each cluster one coordinator")
+        seen[cluster_of[u]] = u
+    for x in order:
+        if x not in coordinators and any(not same(x, c) for c in tree.children.get(x, ())):
+            raise ScheduleError(f"hierarchical tree host {x!r} sends to another cluster but is not its "
+                                "cluster's coordinator", fix="let inter-cluster edges leave coordinators only")
+    specs = _intra_specs(tree)
+    last_send: dict[str, list[int]] = {u: ([b.last(u)] if b.last(u) >= 0 else []) for u in order}
+    whole: dict[str, list[int]] = {u: [] for u in order}       # the recv that brought the whole message
+    # step 1: the inter-cluster tree, whole messages, each coordinator serving its children in order
+    for u in coordinators:
+        for c in tree.children.get(u, ()):
+            if not same(u, c):
+                send, recv = b.send(u, c, [Piece(value, 0, D)], size, after=last_send[u] + whole[u], recv_after=())
+                last_send[u], whole[c] = [send], [recv]
+    # step 2: inside each cluster, once its coordinator is done with step 1
+    for u in coordinators:
+        model, k = specs.get(u, ("tree", tree.segments))
+        hosts = [x for x in tree.subtree(u) if same(x, u)]
+        if model == "scatter_allgather":
+            _scatter_allgather(tree, b, u, hosts, value, size, last_send, whole)
+            continue
+        for seg in range(k):
+            a, e = _cut(D, k, seg)
+            for x in hosts:
+                for c in tree.children.get(x, ()):
+                    if same(x, c):
+                        send, _ = b.send(x, c, [Piece(value, a, e)], size * (e - a) / D,
+                                         after=last_send[x] + whole[x], recv_after=())
+                        last_send[x] = [send]
+
+
+def _scatter_allgather(tree: TreeSchedule, b: ProgramBuilder, u: str, hosts: list[str], value, size: float,
+                       last_send: dict, whole: dict) -> None:
+    """Scatter one block per host down the cluster's tree, then a ring all-gather (van de Geijn)."""
+    D = b.denominator
+    cluster = next(c for c in tree.clusters if u in c)
+    ring = [u] + [h for h in cluster if h != u]
+    P = len(ring)
+    block = {h: Piece(value, *_cut(D, P, r)) for r, h in enumerate(ring)}
+    nbytes = lambda pieces: size * sum(p.end - p.start for p in pieces) / D  # noqa: E731
+    members = set(hosts)
+    for x in hosts:                                            # step 1: scatter, each child its subtree's blocks
+        for c in tree.children.get(x, ()):
+            if c in members:
+                pieces = [block[h] for h in tree.subtree(c) if h in members]
+                send, _ = b.send(x, c, pieces, nbytes(pieces), after=last_send[x] + whole[x], recv_after=())
+                last_send[x] = [send]
+    # a host holds the blocks of its subtree after the scatter, and is sent only the others
+    held = {x: {h for h in tree.subtree(x) if h in members} for x in hosts}
+    for t in range(P - 1):                                     # step 2: ring, rank r passes block r - t to r + 1
+        for r in range(P - 1):
+            x, owner = ring[r], ring[(r - t) % P]
+            if owner in held[ring[r + 1]]:
+                continue
+            piece = block[owner]
+            send, _ = b.send(x, ring[r + 1], [piece], nbytes([piece]), after=last_send[x] + whole[x], recv_after=())
+            last_send[x] = [send]

@@ -9,7 +9,10 @@ switch is enumerated, allocations equal up to a symmetry of the routed
 network are grouped, and one traffic per distinct liquid throughput forms
 the testbed (the paper's 363). Per traffic: its liquid throughput (Fig. 8),
 the throughput of round-robin (Fig. 9) and of the computed schedule
-(Fig. 10) simulated under the Fluid model, and the search time.
+(Fig. 10) simulated under the Fluid model, and the search time. The
+testbed's selection and each traffic are cells of the study runner
+(:meth:`~collsched.studies.base.StudyOptions.map`), run in parallel and
+kept for a rerun.
 
 Examples
 --------
@@ -224,6 +227,63 @@ def swiss_t1_testbed():
     return (p, cfg, paths, group) + enumerate_allocations(paths, S, per)
 
 
+@functools.lru_cache(maxsize=1)
+def _swiss_platform():
+    """:func:`swiss_t1`, built once per process (every testbed cell runs on it), its routes computed.
+
+    Routing every host pair up front (as :func:`switch_paths` does) keeps the
+    route computation out of the first traffic's measured planning time.
+    """
+    p, cfg = swiss_t1()
+    switch_paths(p, cfg["switches"], cfg["nodes_per_switch"])
+    return p, cfg
+
+
+def _testbed(name: str) -> dict:
+    """The testbed of the platform file ``name`` (``swiss_t1.json``, the only one): the traffics and their counts.
+
+    One representative allocation (the lowest canonical one) per distinct
+    liquid throughput #(X)/Λ, exactly, sorted by node count then throughput;
+    each as ``(nodes per switch, #(X), Λ)``. Besides ``"traffics"``, the
+    counts of the testbed table: allocations, symmetries, allocations
+    distinct up to them, distinct (nodes, Λ) pairs.
+    """
+    if name != DATA.name:
+        raise ValueError(f"no testbed for {name!r}: only {DATA.name} is known")
+    p, cfg, paths, group, counts, n_tr, lam = swiss_t1_testbed()
+    canon = _canonical(counts, group, cfg["nodes_per_switch"])
+    g = np.gcd(n_tr, lam)
+    order = np.argsort(canon, kind="stable")
+    _, first = np.unique(np.stack([n_tr // g, lam // g], axis=1)[order], axis=0, return_index=True)
+    n_nodes = counts.sum(axis=1)
+    testbed = sorted((int(r) for r in order[first]), key=lambda r: (n_nodes[r], n_tr[r] / lam[r]))
+    return {"allocations": len(counts), "symmetries": len(group), "distinct allocations": len(np.unique(canon)),
+            "distinct (nodes, duration)": len({(int(a), int(b)) for a, b in zip(n_nodes, lam)}),
+            "traffics": [(tuple(int(x) for x in counts[r]), int(n_tr[r]), int(lam[r])) for r in testbed]}
+
+
+def _run_traffic(cell: tuple) -> tuple[tuple[float, float, float], float, Status, bool]:
+    """One testbed traffic ``(counts, seed)``: all-to-all among ``counts[s]`` nodes of each switch ``s``.
+
+    Returns the simulated throughputs (bytes/s, Fluid model) of the computed
+    schedule, round-robin and random steps (``seed``), the wall time of the
+    planning call (s), and the schedule's status and whether it is liquid.
+    """
+    counts, seed = cell
+    p, cfg = _swiss_platform()
+    per = cfg["nodes_per_switch"]
+    hosts = [f"h{s * per + j}" for s, k in enumerate(counts) for j in range(k)]
+    c = AllToAll(senders=hosts, size=cfg["packet_bytes"])
+    t0 = time.perf_counter()
+    sched = liquid(p, c)
+    elapsed = time.perf_counter() - t0
+    baselines = (round_robin(p, c), random_steps(p, c, seed=seed))
+    fluid = models.Fluid()
+    from ..simulation import simulate
+    thr = tuple(c.total_bytes / simulate(p, x, c, model=fluid).makespan for x in (sched, *baselines))
+    return thr, elapsed, sched.status, bool(sched.params["liquid"])
+
+
 def _canonical(counts: np.ndarray, group, per: int) -> np.ndarray:
     weights = (per + 1) ** np.arange(counts.shape[1])[::-1]
     return np.min(np.stack([counts[:, list(g)] @ weights for g in group]), axis=0)
@@ -282,46 +342,34 @@ def run(options: StudyOptions) -> Report:
     ["Figure 1: the paper's example", 'Testbed: node allocations of the Swiss-T1-like network']
     """
     tables = [_example_table()]
-    p, cfg, paths, group, counts, n_tr, lam = swiss_t1_testbed()
-    S, per, bw = cfg["switches"], cfg["nodes_per_switch"], cfg["bandwidth"]
-    canon = _canonical(counts, group, per)
-    # one representative (lowest canonical allocation) per distinct liquid throughput #(X)/Λ, exactly
-    g = np.gcd(n_tr, lam)
-    order = np.argsort(canon, kind="stable")
-    _, first = np.unique(np.stack([n_tr // g, lam // g], axis=1)[order], axis=0, return_index=True)
-    n_nodes = counts.sum(axis=1)
-    testbed = sorted((int(r) for r in order[first]), key=lambda r: (n_nodes[r], n_tr[r] / lam[r]))
+    _, cfg = _swiss_platform()
+    S, bw = cfg["switches"], cfg["bandwidth"]
+    (tb,) = options.map(_testbed, [DATA.name], label="liquid testbed")  # one cell, so a rerun skips it too
+    traffics = tb["traffics"]
     tables.append(Table("Testbed: node allocations of the Swiss-T1-like network", ("quantity", "ours", "paper"), (
         ("node allocations (0..4 nodes on each of 8 switches)", 5 ** S, 390625),
-        ("allocations with at least 2 nodes", len(counts), "—"),
-        ("routing symmetries of the switches", len(group), "—"),
-        ("allocations distinct up to those symmetries", len(np.unique(canon)), "—"),
-        ("distinct (nodes, Λ) pairs", len({(int(a), int(b)) for a, b in zip(n_nodes, lam)}), "—"),
-        ("distinct liquid throughputs (the testbed)", len(testbed), 363),
+        ("allocations with at least 2 nodes", tb["allocations"], "—"),
+        ("routing symmetries of the switches", tb["symmetries"], "—"),
+        ("allocations distinct up to those symmetries", tb["distinct allocations"], "—"),
+        ("distinct (nodes, Λ) pairs", tb["distinct (nodes, duration)"], "—"),
+        ("distinct liquid throughputs (the testbed)", len(traffics), 363),
     ), notes=(f"Wiring: ring plus chords of skip {cfg['chords']} (see {DATA.name}); static shortest-path routing "
               "with deterministic ties. The paper's real routing tables are unknown, so counts differ.",
               "A symmetry is a permutation of switches mapping every static route onto a static route.")))
 
     # the traffics to run: all, or spread over the testbed (quick: small ones)
-    k = options.n(len(testbed), 6)
-    pool = [r for r in testbed if n_nodes[r] <= 8] if options.quick else testbed
-    picks = [pool[int(i)] for i in np.unique(np.linspace(0, len(pool) - 1, min(k, len(pool))).round())]
-    size = cfg["packet_bytes"]
-    fluid = models.Fluid()
-    from ..simulation import simulate
+    k = options.n(len(traffics), 6)
+    candidates = [t for t in traffics if sum(t[0]) <= 8] if options.quick else traffics
+    spread = np.unique(np.linspace(0, len(candidates) - 1, min(k, len(candidates))).round())
+    picks = [candidates[int(i)] for i in spread]
+    results = options.map(_run_traffic, [(counts, options.seed) for counts, _, _ in picks], label="liquid traffics")
     per_n: dict[int, list] = {}
     times, statuses = [], []
-    for row in picks:
-        hosts = [f"h{s * per + j}" for s in range(S) for j in range(int(counts[row, s]))]
-        c = AllToAll(senders=hosts, size=size)
-        t0 = time.perf_counter()
-        sched = liquid(p, c)
-        times.append(time.perf_counter() - t0)
-        statuses.append((sched.status, sched.params["liquid"]))
-        baselines = (round_robin(p, c), random_steps(p, c, seed=options.seed))
-        thr = [c.total_bytes / simulate(p, x, c, model=fluid).makespan for x in (sched, *baselines)]
-        liquid_thr = float(n_tr[row]) / float(lam[row]) * bw
-        per_n.setdefault(len(hosts), []).append((liquid_thr, thr[1], thr[0], thr[2]))
+    for (counts, n_tr, lam), (thr, elapsed, status, is_liquid) in zip(picks, results):
+        times.append(elapsed)
+        statuses.append((status, is_liquid))
+        liquid_thr = float(n_tr) / float(lam) * bw
+        per_n.setdefault(sum(counts), []).append((liquid_thr, thr[1], thr[0], thr[2]))
     rows = []
     for n in sorted(per_n):
         v = np.array(per_n[n]) / 1e6
@@ -332,6 +380,8 @@ def run(options: StudyOptions) -> Report:
                         ("nodes", "traffics", "liquid min", "liquid max", "round-robin (Fig. 9)", "random",
                          "computed schedule (Fig. 10)", "round-robin / liquid", "computed / liquid",
                          "computed / round-robin"), tuple(rows),
+                        plot=("nodes", ("liquid min", "liquid max", "round-robin (Fig. 9)", "random",
+                                        "computed schedule (Fig. 10)")),
                         notes=("Paper (figures only): liquid throughput varies widely for one node count (Fig. 8); "
                                "measured round-robin far below it (Fig. 9); computed schedules close to it, "
                                "often 2x round-robin (Fig. 10); random schedules no better than round-robin.",

@@ -5,7 +5,10 @@ All-to-many exchanges decomposed into partial permutations
 Table 3) with e-cube routing, simulated under the Circuit model (a message
 holds every link direction of its route). The hypercube's links have the
 iPSC/860's order of magnitude (2.8 MB/s, 150 us per hop of latency), not a
-calibration: compare trends and ratios, not milliseconds.
+calibration: compare trends and ratios, not milliseconds. Each sampled
+COM matrix is one cell of the study runner
+(:meth:`~collsched.studies.base.StudyOptions.map`), run in parallel and
+kept for a rerun.
 
 Examples
 --------
@@ -17,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -59,30 +63,60 @@ def _r(x, k=2):
     return None if x is None else (round(float(x), k) if math.isfinite(float(x)) else None)
 
 
-def _uniform(options: StudyOptions, ds, n_samples, p):
-    phases = {(d, a): [] for d in ds for a in UNIFORM}
-    sched = {(d, a): [] for d in ds for a in UNIFORM}
-    comm = {}
-    bound = {}
-    one_port = not options.quick
+@functools.lru_cache(maxsize=None)
+def _hypercube(dim: int):
+    """The simulated ``2**dim``-node hypercube, built once per process."""
+    return topologies.hypercube(dim, **PLATFORM)
+
+
+def _com(spec: tuple) -> np.ndarray:
+    """A COM matrix from its spec: ``("random", n, d, seed, max_size)`` or ``("cfd", seed)``."""
+    if spec[0] == "random":
+        _, n, d, seed, max_size = spec
+        return samples.random_com(n, d, seed=seed, max_size=max_size)
+    return samples.cfd_like_com(seed=spec[1])
+
+
+def _run_sample(cell: tuple) -> dict:
+    """One COM matrix ``(com_spec, dim, units, one_port, algorithms, seed)`` on the ``2**dim``-node hypercube.
+
+    Builds the matrix (see :func:`_com`) and its exchange for every unit
+    size, plans each algorithm (``seed``) on the first, and simulates every
+    plan at every size under ``Circuit()`` (and ``Circuit(one_port=True)``
+    if ``one_port``). Returns ``{"bound": {(unit, model): ms}, "algorithms":
+    {name: (phases, planning ms, {(unit, model): ms})}, "stats": com_stats}``.
+    """
+    spec, dim, units, one_port, algorithms, seed = cell
+    p = _hypercube(dim)
+    com = _com(spec)
     mods = {"circuit": models.Circuit()}
     if one_port:
         mods["one_port"] = models.Circuit(one_port=True)
+    cs_ = {u: samples.to_alltomany(com, p.hosts, unit=u) for u in units}
+    bound = {(u, name): _bound(p, c, model) for u, c in cs_.items() for name, model in mods.items()}
+    out = {}
+    for a in algorithms:
+        s, ms = _plan(p, cs_[units[0]], a, seed)
+        phases = s.params.get("iterations", len(s)) if a == "lp" else len(s)
+        comm = {(u, name): _comm(p, s, c, a, model) for u, c in cs_.items() for name, model in mods.items()}
+        out[a] = (phases, ms, comm)
+    return {"bound": bound, "algorithms": out, "stats": samples.com_stats(com)}
+
+
+def _uniform(ds, n_samples, one_port, results):
+    """Table 1's three tables from the uniform samples' results (``n_samples`` per ``d``, in ``ds`` order)."""
+    phases, sched, comm, bound = {}, {}, {}, {}
+    runs = iter(results)
     for d in ds:
-        for k in range(n_samples):
-            seed = options.seed * 100_003 + 1_000 * d + k
-            com = samples.random_com(64, d, seed=seed)
-            cs_ = {size: samples.to_alltomany(com, p.hosts, unit=size) for size in (1024, 131072)}
-            for size, c in cs_.items():
-                for name, model in mods.items():
-                    bound.setdefault((d, size, name), []).append(_bound(p, c, model))
-            for a in UNIFORM:
-                s, ms = _plan(p, cs_[1024], a, seed)
-                phases[d, a].append(s.params.get("iterations", len(s)) if a == "lp" else len(s))
-                sched[d, a].append(ms)
-                for size, c in cs_.items():
-                    for name, model in mods.items():
-                        comm.setdefault((d, size, a, name), []).append(_comm(p, s, c, a, model))
+        for _ in range(n_samples):
+            r = next(runs)
+            for (size, name), v in r["bound"].items():
+                bound.setdefault((d, size, name), []).append(v)
+            for a, (ph, ms, times) in r["algorithms"].items():
+                phases.setdefault((d, a), []).append(ph)
+                sched.setdefault((d, a), []).append(ms)
+                for (size, name), v in times.items():
+                    comm.setdefault((d, size, a, name), []).append(v)
     mean = lambda v: float(np.mean(v)) if v else float("nan")  # noqa: E731
     t_phases = Table(
         "Table 1: phases (n = 64)",
@@ -92,7 +126,8 @@ def _uniform(options: StudyOptions, ds, n_samples, p):
         notes=(f"{n_samples} random d-regular COM matrices per d (the paper: 50).",
                "d + log d is the paper's upper bound on RS_N's phases; no schedule has fewer than d phases.",
                "LP goes through n - 1 = 63 xor phases whatever d (empty phases are dropped from our schedules).",
-               "L variants avoid link contention on the e-cube routes, which costs ~1-3 phases, as in the paper."))
+               "L variants avoid link contention on the e-cube routes, which costs ~1-3 phases, as in the paper."),
+        plot=("d", ("d + log d", *[f"{a} ours" for a in ("lp", "rs_n", "rs_np", "rs_nl", "rs_nlp")])))
     rows = []
     for d in ds:
         for size, col in ((1024, 0), (131072, 1)):
@@ -119,25 +154,22 @@ def _uniform(options: StudyOptions, ds, n_samples, p):
         "Table 1: scheduling time (ms)", ("d", "algorithm", "ours", "paper"),
         tuple((d, a, _r(mean(sched[d, a]), 3), paper.TABLE1[d][a][3]) for d in ds for a in UNIFORM if a != "ac"),
         notes=("ours: wall time of the Python call (COM compression and routes in Python, decomposition in Rust),"
-               " one core of today; paper: a 40 MHz i860.",))
+               " one core of today; paper: a 40 MHz i860.",),
+        plot=("d", ("ours",), "algorithm"))
     return t_phases, t_comm, t_sched
 
 
-def _nonuniform(options: StudyOptions, p, coms, units, paper_row):
-    """Phases, communication per unit and scheduling time per algorithm, averaged over ``coms``."""
+def _nonuniform(results, units, paper_row):
+    """Phases, communication per unit and scheduling time per algorithm, averaged over the samples' ``results``."""
     phases, sched, comm, bound = {}, {}, {}, {}
-    model = models.Circuit()
-    for k, com in enumerate(coms):
-        seed = options.seed * 100_003 + k
-        cs_ = {u: samples.to_alltomany(com, p.hosts, unit=u) for u in units}
-        for u, c in cs_.items():
-            bound.setdefault(u, []).append(_bound(p, c, model))
-        for a in NONUNIFORM:
-            s, ms = _plan(p, cs_[units[0]], a, seed)
-            phases.setdefault(a, []).append(s.params.get("iterations", len(s)) if a == "lp" else len(s))
+    for r in results:
+        for (u, _), v in r["bound"].items():
+            bound.setdefault(u, []).append(v)
+        for a, (ph, ms, times) in r["algorithms"].items():
+            phases.setdefault(a, []).append(ph)
             sched.setdefault(a, []).append(ms)
-            for u, c in cs_.items():
-                comm.setdefault((a, u), []).append(_comm(p, s, c, a, model))
+            for (u, _), v in times.items():
+                comm.setdefault((a, u), []).append(v)
     rows = []
     for a in NONUNIFORM:
         pr = paper_row(a)
@@ -179,16 +211,26 @@ def run(options: StudyOptions) -> Report:
     [4, 16]
     """
     ds = (4, 16) if options.quick else (4, 8, 16, 32, 48)
-    n_samples = options.n(50, 1)
-    p64 = topologies.hypercube(6, **PLATFORM)
-    tables = list(_uniform(options, ds, n_samples, p64))
+    ds2 = (4,) if options.quick else ds
+    n_samples, n_cfd = options.n(50, 1), options.n(5, 1)
+    one_port = not options.quick
+    base = options.seed * 100_003
+    # every sample is one cell: (COM spec, hypercube dimension, unit sizes, one-port column?, algorithms, seed)
+    uniform = [(("random", 64, d, base + 1_000 * d + k, None), 6, (1024, 131072), one_port, UNIFORM,
+                base + 1_000 * d + k) for d in ds for k in range(n_samples)]
+    table2 = [(("random", 64, d, base + 7_000 + 100 * d + k, 64), 6, (256, 2048), False, NONUNIFORM, base + k)
+              for d in ds2 for k in range(n_samples)]
+    table3 = [(("cfd", base + k), 5, (32, 128, 512), False, NONUNIFORM, base + k) for k in range(n_cfd)]
+    results = options.map(_run_sample, uniform + table2 + table3, label="permutations samples")
+    r_uniform, r_table2, r_table3 = (results[:len(uniform)], results[len(uniform):len(uniform) + len(table2)],
+                                     results[len(uniform) + len(table2):])
+    tables = list(_uniform(ds, n_samples, one_port, r_uniform))
     # Table 2: non-uniform sizes, COM(i, j) = 1 .. n units
     rows2 = []
     cols2 = None
-    for d in ((4,) if options.quick else ds):
-        coms = [samples.random_com(64, d, seed=options.seed * 100_003 + 7_000 + 100 * d + k, max_size=64)
-                for k in range(n_samples)]
-        cols2, rows, _ = _nonuniform(options, p64, coms, (256, 2048), lambda a, d=d: paper.TABLE2[d][a])
+    for i, d in enumerate(ds2):
+        cols2, rows, _ = _nonuniform(r_table2[i * n_samples:(i + 1) * n_samples], (256, 2048),
+                                     lambda a, d=d: paper.TABLE2[d][a])
         rows2 += [(d, *r) for r in rows]
     tables.append(Table(
         "Table 2: non-uniform sizes (n = 64, ms)", ("d", *cols2), tuple(rows2),
@@ -198,16 +240,15 @@ def run(options: StudyOptions) -> Report:
                "That estimate charges a phase only its route latency, so it favours small lambdas (more, smaller"
                " phases) at large d; at lambda = (n-1)/n our phase counts match Table 2 (e.g. 8, 23, 60 for d = 4,"
                " 16, 48 on one sample; tests/permutations/test_permutations_paper.py checks it).",
-               "gap: ours / collsched.bounds.exchange_bound(Circuit()) - 1.")))
+               "gap: ours / collsched.bounds.exchange_bound(Circuit()) - 1."),
+        plot=("d", ("comm 2048 ours",), "algorithm")))
     # Table 3: a CFD-like matrix on 32 nodes
-    p32 = topologies.hypercube(5, **PLATFORM)
-    coms = [samples.cfd_like_com(seed=options.seed * 100_003 + k) for k in range(options.n(5, 1))]
-    cols3, rows3, _ = _nonuniform(options, p32, coms, (32, 128, 512), lambda a: paper.TABLE3[a])
+    cols3, rows3, _ = _nonuniform(r_table3, (32, 128, 512), lambda a: paper.TABLE3[a])
     tables.append(Table(
         "Table 3: CFD-like matrix (n = 32, ms)", cols3, tuple(rows3),
         notes=("The paper's 53,961-point airplane mesh matrix is not available: ours are random symmetric patterns"
                " with its statistics (next table).",)))
-    stats = [samples.com_stats(c) for c in coms]
+    stats = [r["stats"] for r in r_table3]
     tables.append(Table(
         "Table 3: matrix statistics", ("statistic", "ours", "paper"),
         tuple((k, _r(np.mean([s[k] for s in stats])), v) for k, v in paper.TABLE3_STATS.items())))

@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -29,7 +30,26 @@ from .base import Report, StudyOptions, get_study
 from .cells import Cells
 from .plots import plot_table
 
-__all__ = ["run_study"]
+__all__ = ["run_study", "code_version"]
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """A digest of collsched's Python sources and its Rust core: cells cached by other code are not reused.
+
+    Examples
+    --------
+    >>> len(code_version())
+    16
+    """
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    for core in sorted(root.glob("_core*")):
+        digest.update(core.name.encode() + str(core.stat().st_size).encode() + str(core.stat().st_mtime_ns).encode())
+    return digest.hexdigest()[:16]
 
 
 def _slug(text: str) -> str:
@@ -54,8 +74,9 @@ def run_study(name: str, *, samples: int | None = None, seed: int = 0, quick: bo
     dask : str or distributed.Client, optional
         Run the cells on this Dask cluster instead.
     resume : bool
-        Reuse the cells a previous run with the same options finished (kept
-        under ``out/NAME/.cells/``); False computes every cell again.
+        Reuse the cells a previous run with the same options and the same
+        code (:func:`code_version`) finished, kept under ``out/NAME/.cells/``;
+        False computes every cell again.
     progress : callable, optional
         ``progress(label, done, total)`` after each cell.
 
@@ -74,7 +95,7 @@ def run_study(name: str, *, samples: int | None = None, seed: int = 0, quick: bo
     s = get_study(name)
     folder = Path(out) / name
     folder.mkdir(parents=True, exist_ok=True)
-    tag = hashlib.sha256(repr((samples, seed, quick)).encode()).hexdigest()[:12]
+    tag = hashlib.sha256(repr((samples, seed, quick, code_version())).encode()).hexdigest()[:12]
     cache = folder / ".cells" / tag
     if not resume and cache.exists():
         for f in cache.glob("*.pkl"):

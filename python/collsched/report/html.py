@@ -1,0 +1,344 @@
+"""One self-contained HTML page of comparisons: tables, bars, the platform with its flows, Gantt charts.
+
+:func:`write_report` takes labelled :class:`~collsched.compare.Comparison`
+objects (one *section* each) and writes a single HTML file that needs
+nothing else: inline CSS, every figure an inline SVG (ids scoped per
+figure), no script, no external link. Per section:
+
+* a header: the collective, the platform, the model, the bound of the
+  comparison and the best algorithm;
+* the comparison table: algorithm, family, the schedule's own bound,
+  achieved makespan or throughput, gap to the comparison's bound, planning
+  and simulation time, status (failed candidates say which stage failed
+  and why);
+* bars of achieved vs bound per algorithm (:mod:`collsched.report.bars`);
+* the platform drawn with the flows of the best schedule
+  (:mod:`collsched.report.platform_flows`, seed 000's Figure 10);
+* the Gantt chart of the best schedule (:mod:`collsched.report.gantt`),
+  over the run's first :data:`GANTT_OPS` operations when it has more.
+
+Every text that comes from the data (labels, names, error messages) is
+escaped. The file is written atomically
+(:func:`collsched.fileformat.atomic_write`).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> import collsched as cs
+>>> from collsched.compare import compare
+>>> p = cs.topologies.star(3, bandwidth=1e6, latency=1e-4)
+>>> cmp = compare(p, cs.Gather(sources=p.hosts, target="h0", size=1e6), model=cs.models.OnePort())
+>>> out = write_report(pathlib.Path(tempfile.mkdtemp()) / "report.html", {"gather": cmp})
+>>> text = out.read_text()
+>>> text.startswith("<!DOCTYPE html>"), text.count("<svg"), "binomial" in text
+(True, 3, True)
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from ..fileformat import atomic_write
+from ..units import format_quantity
+from .bars import bars_svg
+from .gantt import gantt_svg
+from .platform_flows import busiest_link, platform_flows_svg
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..compare import Comparison
+
+__all__ = ["write_report", "render_report", "describe_collective", "describe_platform", "CSS", "GANTT_OPS"]
+
+#: A Gantt chart shows at most about this many operations: a longer run (a series of hundreds of operations)
+#: is drawn from its start until this many operations have started.
+GANTT_OPS = 2000
+
+CSS = """
+:root { --ink: #1d2430; --muted: #5b6575; --line: #dde2ea; --accent: #1f5f99; --bad: #a23b2c; --good: #1e7b45; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--ink); background: #f6f7f9; }
+main { max-width: 1180px; margin: 0 auto; padding: 28px 24px 48px; }
+h1 { font-size: 1.7em; margin: 0 0 4px; }
+h2 { font-size: 1.3em; margin: 0 0 6px; }
+h3 { font-size: 1em; margin: 18px 0 6px; color: var(--muted); font-weight: 600; }
+.lead { color: var(--muted); margin: 0 0 18px; }
+nav ol { margin: 0 0 22px; padding-left: 22px; columns: 2; }
+nav a, nav a:visited { color: var(--accent); text-decoration: none; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 20px 22px; margin: 0 0 26px;
+          box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 6px 0 14px; font-size: .93em; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+.best { color: var(--good); font-weight: 600; }
+table { border-collapse: collapse; width: 100%; font-size: .88em; }
+th, td { padding: 5px 9px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+th.num { text-align: right; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.winner td { background: #eaf5ee; }
+tr.failed td { color: var(--muted); }
+td.status-failed { color: var(--bad); }
+td.status-failed small { display: block; color: var(--muted); max-width: 38em; overflow-wrap: anywhere; }
+.figures { display: grid; grid-template-columns: 1fr; gap: 16px; margin-top: 14px; }
+figure { margin: 0; }
+figure svg { max-width: 100%; width: auto; height: auto; display: block; margin: 0 auto; }
+figcaption { font-size: .85em; color: var(--muted); margin-top: 4px; }
+details > summary { cursor: pointer; color: var(--muted); font-weight: 600; font-size: .92em; margin-bottom: 6px; }
+.note { font-size: .88em; color: var(--muted); }
+footer { font-size: .8em; color: var(--muted); text-align: center; margin-top: 30px; }
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return f"{float(x):.{digits}g}"
+
+
+def describe_collective(collective) -> str:
+    """One line saying what a collective moves: kind, instances, hosts, root, bytes.
+
+    Parameters
+    ----------
+    collective : Collective
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> describe_collective(cs.Scatter(source="h0", targets=["h1", "h2"], size=1e6))
+    'scatter from h0 over 3 hosts, 2MB in all'
+    >>> describe_collective(cs.Series(cs.Reduce(participants=["h0", "h1"], target="h1", size=8), count=4))
+    'series of 4 reduce to h1 over 2 hosts, 32B in all'
+    """
+    base = collective.base
+    what = base.kind if collective.count == 1 else f"series of {collective.count} {base.kind}"
+    if hasattr(base, "source"):
+        what += f" from {base.source}"
+    elif hasattr(base, "target"):
+        what += f" to {base.target}"
+    return f"{what} over {len(base.hosts)} hosts, {format_quantity(collective.total_bytes, 'size')} in all"
+
+
+def describe_platform(platform) -> str:
+    """One line about a platform: name, hosts, routers, links, bandwidth and latency ranges.
+
+    Parameters
+    ----------
+    platform : Platform
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> describe_platform(cs.topologies.star(3, bandwidth=1e6, latency=1e-4))
+    "'star-3': 3 hosts, 1 router, 3 links (1MBps, 100us)"
+    """
+    links = list(platform.links.values())
+    nr = len(platform.routers)
+    text = (f"{platform.name!r}: {len(platform.hosts)} hosts, {nr} router{'s' * (nr != 1)}, "
+            f"{len(links)} link{'s' * (len(links) != 1)}")
+    if links:
+        ranges = []
+        for attr, dim in (("bandwidth", "bandwidth"), ("latency", "time")):
+            lo, hi = min(getattr(x, attr) for x in links), max(getattr(x, attr) for x in links)
+            ranges.append(format_quantity(lo, dim, 3) if lo == hi else
+                          f"{format_quantity(lo, dim, 3)}–{format_quantity(hi, dim, 3)}")
+        text += f" ({', '.join(ranges)})"
+    return text
+
+
+def _sections(sections) -> list[tuple[str, Comparison]]:
+    items = []
+    for item in (sections.items() if isinstance(sections, Mapping) else sections):
+        if hasattr(item, "label") and hasattr(item, "comparison"):   # e.g. collsched.demo.DemoSection
+            item = (item.label, item.comparison)
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+                and hasattr(item[1], "candidates")):
+            raise ValueError(f"a report section must be a (label, Comparison) pair, not {item!r:.80}")
+        items.append(item)
+    return items
+
+
+def _table(cmp: Comparison, unit: str) -> str:
+    head = ("algorithm", "family", "own bound", f"achieved ({unit})", "gap", "plan", "simulate", "status")
+    rows = []
+    for i, c in enumerate(cmp.candidates):
+        own = None if c.schedule is None or c.schedule.bound is None else c.schedule.bound
+        own_text = "–" if own is None else f'<span title="{_e(own.name)}">{_num(float(own.value))}</span>'
+        gap = "–" if c.gap is None else f"{c.gap:+.1%}"
+        if c.valid:
+            cls, status = ("winner" if i == 0 else ""), ("best" if i == 0 else "ok")
+            planned = "" if c.schedule is None else f" · {_e(c.schedule.status.value)}"
+            status_cell = f'<td class="status">{status}{planned}</td>'
+        else:
+            cls = "failed"
+            stage, _, why = (c.error or "failed").partition(":")
+            status_cell = (f'<td class="status-failed">failed ({_e(stage.strip())})'
+                           f'<small>{_e(why.strip()[:300])}</small></td>')
+        cells = (f"<td>{_e(c.algorithm)}</td><td>{_e(c.family)}</td><td class=\"num\">{own_text}</td>"
+                 f"<td class=\"num\">{_num(c.achieved)}</td><td class=\"num\">{gap}</td>"
+                 f"<td class=\"num\">{format_quantity(c.plan_seconds, 'time', 3)}</td>"
+                 f"<td class=\"num\">{format_quantity(c.simulate_seconds, 'time', 3)}</td>{status_cell}")
+        rows.append(f'<tr class="{cls}">{cells}</tr>' if cls else f"<tr>{cells}</tr>")
+    header = "".join(f'<th class="num">{_e(h)}</th>' if 2 <= i <= 6 else f"<th>{_e(h)}</th>"
+                     for i, h in enumerate(head))
+    return f"<table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
+    unit = "s" if cmp.metric == "makespan" else "operations/s"
+    sid = f"s{index}"
+    facts = [("collective", describe_collective(cmp.collective)), ("platform", describe_platform(cmp.platform)),
+             ("model", repr(cmp.model)),
+             ("bound", "none known" if cmp.bound is None else
+              f"{_num(float(cmp.bound.value))} {unit} ({cmp.bound.name})")]
+    valid = [c for c in cmp.candidates if c.valid]
+    best = valid[0] if valid and cmp.candidates[0].valid else None
+    parts = [f'<section id="{sid}">', f"<h2>{_e(label)}</h2>"]
+    if best is not None:
+        gap = "" if best.gap is None else f", gap {best.gap:+.1%}"
+        facts.append(("best", f"{best.algorithm}: {cmp.metric} {_num(best.achieved)} {unit}{gap}"))
+    else:
+        facts.append(("best", "no valid schedule"))
+    best_class = ' class="best"' if best is not None else ""
+    parts.append('<dl class="facts">' + "".join(
+        f"<dt>{_e(k)}</dt><dd{best_class if k == 'best' else ''}>{_e(v)}</dd>" for k, v in facts) + "</dl>")
+    parts.append(f"<h3>{len(cmp.candidates)} algorithm{'s' * (len(cmp.candidates) != 1)}, best first</h3>")
+    parts.append(_table(cmp, unit))
+    parts.append('<div class="figures">')
+    parts.append(_figure(bars_svg(cmp, scope=f"{sid}-bars"),
+                         f"Achieved {cmp.metric} per algorithm; the dashed line is the bound."))
+    if best is not None:
+        busiest = busiest_link(best.result)
+        where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
+        parts.append(_figure(
+            platform_flows_svg(cmp.platform, best.result, schedule=best.schedule, scope=f"{sid}-flows"),
+            f"The platform with the flows of {best.algorithm}'s schedule: link width follows bandwidth, colour the "
+            f"link's utilisation.{where}"))
+        trace = best.result.trace
+        window, part = None, ""
+        if trace.n_ops > GANTT_OPS:
+            window = (0.0, float(np.sort(trace.start)[GANTT_OPS]))
+            part = (f" The first {window[1]:.4g} s of {trace.makespan:.4g} s are shown (the first {GANTT_OPS} "
+                    f"of {trace.n_ops} operations).")
+        parts.append(f"<details open>\n<summary>Gantt chart of {_e(best.algorithm)}'s schedule</summary>\n"
+                     + _figure(gantt_svg(best.result, platform=cmp.platform, max_ranks=max_ranks, window=window,
+                                         scope=f"{sid}-gantt"),
+                               "Per node its send, receive and compute lanes; below, the utilisation of the "
+                               "busiest links over time." + part) + "\n</details>")
+    parts.append("</div>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>\n{svg}\n<figcaption>{_e(caption)}</figcaption>\n</figure>"
+
+
+def render_report(sections, *, title: str = "collsched report", intro: str | None = None, max_ranks: int = 32) -> str:
+    """The HTML text of a report (see :func:`write_report`).
+
+    Parameters
+    ----------
+    sections : mapping of str to Comparison, or iterable of (str, Comparison)
+    title : str
+    intro : str, optional
+        A paragraph under the title (plain text, escaped).
+    max_ranks : int
+        Nodes shown in each Gantt chart.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        A section that is not a (label, Comparison) pair.
+
+    Examples
+    --------
+    >>> render_report({}, title="nothing <yet>").count("&lt;yet&gt;")
+    2
+    """
+    from .. import __version__
+
+    items = _sections(sections)
+    body = [f"<h1>{_e(title)}</h1>"]
+    if intro:
+        body.append(f'<p class="lead">{_e(intro)}</p>')
+    if len(items) > 1:
+        body.append("<nav><ol>" + "".join(f'<li><a href="#s{i}">{_e(label)}</a></li>'
+                                          for i, (label, _) in enumerate(items, 1)) + "</ol></nav>")
+    if not items:
+        body.append('<p class="note">No comparison in this report.</p>')
+    body += [_section(i, label, cmp, max_ranks=max_ranks) for i, (label, cmp) in enumerate(items, 1)]
+    body.append(f"<footer>collsched {_e(__version__)}: every schedule checked by the symbolic validator, "
+                f"then simulated; gaps are to the bound under the same model.</footer>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+            + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+
+
+def write_report(path: str | Path, sections, *, title: str = "collsched report", intro: str | None = None,
+                 max_ranks: int = 32) -> Path:
+    """Write one self-contained HTML report of labelled comparisons (atomically).
+
+    Parameters
+    ----------
+    path : str or Path
+        The HTML file; its directory must exist.
+    sections : mapping of str to Comparison, or iterable of (str, Comparison)
+        One section per comparison, in order, under its label; an item may
+        also be any object with ``label`` and ``comparison`` attributes
+        (such as :class:`collsched.demo.DemoSection`).
+    title : str
+    intro : str, optional
+        A paragraph under the title.
+    max_ranks : int
+        Nodes shown in each Gantt chart.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        A section that is not a (label, Comparison) pair.
+    FormatError
+        The file cannot be written (e.g. its directory does not exist).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import collsched as cs
+    >>> from collsched.compare import compare
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Broadcast(source="h0", targets=p.hosts, size=1e6)
+    >>> out = write_report(pathlib.Path(tempfile.mkdtemp()) / "r.html", [("broadcast", compare(p, c))], title="demo")
+    >>> "<h2>broadcast</h2>" in out.read_text()
+    True
+    """
+    path = Path(path)
+    atomic_write(path, render_report(sections, title=title, intro=intro, max_ranks=max_ranks))
+    return path
