@@ -225,16 +225,22 @@ def compare_command(platform: Path = typer.Argument(..., help="Platform file."),
                     model: Optional[str] = typer.Option(None, help=_MODEL_HELP),
                     seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
     """Plan, validate and simulate every applicable algorithm; print each one's bound, result, gap and time."""
+    comparison = _compare_files(platform, collective, algorithm, model, seed)
+    if not any(cand.valid for cand in comparison.candidates):
+        raise typer.Exit(1)
+
+
+def _compare_files(platform: Path, collective: Path, algorithms, model: Optional[str], seed: int):
+    """Load the files, compare with a progress bar, print the table and its notes; return the comparison."""
     from .collective_io import load_collective
     from .platform.io import load_platform
 
     p, c = load_platform(platform), load_collective(collective)
-    comparison = _compare_with_progress(p, c, algorithms=algorithm or None, model=_model(model), seed=seed)
+    comparison = _compare_with_progress(p, c, algorithms=algorithms or None, model=_model(model), seed=seed)
     console.print(comparison_table(comparison, title=f"{c.kind} on {p.name}"))
     for line in comparison_notes(comparison):
         console.print(f"  {line}")
-    if not any(cand.valid for cand in comparison.candidates):
-        raise typer.Exit(1)
+    return comparison
 
 
 def _compare_with_progress(p, c, **kwargs):
@@ -312,13 +318,10 @@ def report_command(platform: Path = typer.Argument(..., help="Platform file."),
                    model: Optional[str] = typer.Option(None, help=_MODEL_HELP),
                    seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
     """Compare the algorithms for a collective and write one self-contained HTML report."""
-    from .collective_io import load_collective
-    from .platform.io import load_platform
     from .report.html import write_report
 
-    p, c = load_platform(platform), load_collective(collective)
-    comparison = _compare_with_progress(p, c, algorithms=algorithm or None, model=_model(model), seed=seed)
-    console.print(comparison_table(comparison, title=f"{c.kind} on {p.name}"))
+    comparison = _compare_files(platform, collective, algorithm, model, seed)
+    p, c = comparison.platform, comparison.collective
     path = write_report(output, {f"{c.kind} on {p.name}": comparison}, title=f"collsched: {c.kind} on {p.name}")
     console.print(f"report: {path.resolve()}")
 

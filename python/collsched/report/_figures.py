@@ -54,9 +54,13 @@ def check_path(path: str | Path, what: str) -> Path:
 
 
 def save(fig: Figure, path: Path) -> Path:
-    """Save ``fig`` to ``path`` (format from the suffix), creating the directory."""
+    """Save ``fig`` to ``path`` (format from the suffix) atomically, creating the directory."""
+    from ..fileformat import atomic_write
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=DPI)
+    atomic_write(path, buffer.getvalue())
     return path
 
 

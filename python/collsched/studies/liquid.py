@@ -49,7 +49,7 @@ def swiss_t1():
     Returns
     -------
     platform : Platform
-        ``switch_ring(8, 4, chords=[3], bandwidth=86e6)``: hosts ``h{4s+k}`` on switch ``sw{s}``.
+        ``switch_ring(8, 4, chords=[2, 3], bandwidth=86e6)``: hosts ``h{4s+k}`` on switch ``sw{s}``.
     config : dict
         The data file's content (with the notes on what was chosen and why).
 

@@ -17,10 +17,8 @@ True
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..fileformat import atomic_write
 from .base import Table
 
 __all__ = ["plot_table"]
@@ -61,8 +59,7 @@ def plot_table(table: Table, path: str | Path) -> Path:
     ...
     ValueError: table 't' asks for no plot
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from ..report._figures import check_path, new_figure, save
 
     if table.plot is None:
         raise ValueError(f"table {table.title!r} asks for no plot")
@@ -77,8 +74,8 @@ def plot_table(table: Table, path: str | Path) -> Path:
                           [r[table.columns.index(name)] for r in rows]))
     xs = list(dict.fromkeys(x for _, line_xs, _ in lines for x in line_xs))
     numeric_x = all(_number(x) is not None for x in xs)
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    FigureCanvasAgg(fig)
+    path = check_path(path, f"plot of table {table.title!r}")
+    fig = new_figure(6.4, 4.0)
     ax = fig.add_subplot()
     for label, line_xs, line_ys in lines:
         points = [(float(x) if numeric_x else xs.index(x), _number(y)) for x, y in zip(line_xs, line_ys)]
@@ -93,8 +90,4 @@ def plot_table(table: Table, path: str | Path) -> Path:
     ax.set_title(table.title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    path = Path(path)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format=path.suffix.lstrip(".") or "png", dpi=110)
-    atomic_write(path, buffer.getvalue())
-    return path
+    return save(fig, path)
