@@ -32,3 +32,8 @@ __all__ = ["platform", "topologies", "units", "Platform", "Node", "Link", "load_
            "ProgramBuilder", "Bound", "Status", "plan", "validate",
            "CollschedError", "PlatformError", "CollectiveError", "ScheduleError", "ValidationError",
            "FormatError", "UnitError"]
+
+from . import runtime  # noqa: E402  (the MPI executor; imports mpi4py only when it runs)
+from .runtime import run  # noqa: E402
+
+__all__ += ["runtime", "run"]

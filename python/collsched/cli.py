@@ -378,6 +378,88 @@ def validate_command(platform: Path = typer.Argument(..., help="Platform file.")
     console.print(f"valid: {program.n_ops} operations, {program.n_messages} messages implement the {c.kind}")
 
 
+# --- MPI runtime ----------------------------------------------------------------------------
+@app.command("run")
+def run_command(platform: Path = typer.Argument(..., help="Platform file."),
+                collective: Path = typer.Argument(..., help="Collective file (.json)."),
+                schedule: Path = typer.Argument(..., help="Schedule or program file (.json)."),
+                repeat: int = typer.Option(3, help="Repetitions (the median is reported)."),
+                timeout: float = typer.Option(120.0, help="Seconds the MPI job may take."),
+                compute: str = typer.Option("model", help="'model': computations last cost/speed; 'real': only the products."),
+                emulate: bool = typer.Option(False, help="Emulate the platform's network (Linux, root)."),
+                baseline: bool = typer.Option(False, help="Also time MPI's own collective on the same ranks and data."),
+                plot: Optional[Path] = typer.Option(None, help="Draw measured beside simulated (.png or .svg).")):
+    """Validate a schedule (or program), run it over MPI with every byte checked, and compare with the simulator."""
+    import contextlib
+
+    from .collective_io import load_collective
+    from .platform.io import load_platform
+    from .runtime import MPICollective, comparison_plot, comparison_table, run_many
+    from .runtime.emulation import Emulation
+    from .schedules.io import load_program_or_schedule
+    from .schedules.validate import lower_any, validate
+    from .simulation import models, simulate
+
+    from .runtime.run import COMPUTE_MODES
+
+    for bad, what, fix in ((compute not in COMPUTE_MODES, f"--compute {compute!r}", f"one of {', '.join(COMPUTE_MODES)}"),
+                           (repeat < 1, f"--repeat {repeat}", ">= 1"), (not timeout > 0, f"--timeout {timeout:g}", "> 0")):
+        if bad:
+            raise CollschedError(f"{what} is not allowed", fix=f"give {fix}")
+    p, c = load_platform(platform), load_collective(collective)
+    program = lower_any(p, c, load_program_or_schedule(schedule))
+    validate(p, c, program)
+    items = [(program, c)] + ([MPICollective(c)] if baseline else [])
+    with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
+        results = run_many(p, items, repeat=repeat, timeout=timeout, compute=compute, emulation=net)
+    ours = results[0]
+    sim = simulate(p, program, c, model=models.Fluid())
+    console.print(f"{ours.what or 'program'} over MPI ({ours.network}): makespan {ours.makespan:.6g} s"
+                  + (f", throughput {ours.throughput:.6g} ops/s" if ours.throughput is not None else "")
+                  + f", every byte verified ({repeat} repetitions)")
+    columns = {"mpi": ours, "fluid (simulated)": sim}
+    t = comparison_table(columns, title="measured and simulated (seconds)")
+    table = Table(title=t.title)
+    for col in t.columns:
+        table.add_column(col)
+    for row in t.rows:
+        table.add_row(*(f"{x:.4g}" if isinstance(x, float) else str(x) for x in row))
+    console.print(table)
+    if baseline:
+        mpi = results[1]
+        console.print(f"{mpi.what}: makespan {mpi.makespan:.6g} s (ratio to the schedule: "
+                      f"{mpi.makespan / ours.makespan:.3g})")
+    if plot is not None:
+        console.print(f"wrote {comparison_plot(columns, plot)}")
+
+
+@app.command("calibrate")
+def calibrate_command(platform: Path = typer.Argument(..., help="Platform file (its hosts are the ranks)."),
+                      output: Path = typer.Option(..., "-o", "--output", help="Where to write the measured platform (.json)."),
+                      emulate: bool = typer.Option(False, help="Measure the emulated network of the platform (Linux, root)."),
+                      repeat: int = typer.Option(5, help="Round trips per size.")):
+    """Measure latency and bandwidth between hosts by ping-pong over MPI; write them as a platform."""
+    import contextlib
+
+    from .platform.io import load_platform, save_platform
+    from .runtime.calibrate import calibrate
+    from .runtime.emulation import Emulation
+
+    p = load_platform(platform)
+    with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
+        cal = calibrate(p, repeat=repeat, emulation=net)
+    save_platform(cal.platform(name=f"{p.name}-measured"), output)
+    console.print(f"wrote {output}: {len(cal.pairs)} pairs measured; latency {_span(cal.latency)} s, "
+                  f"bandwidth {_span(cal.bandwidth)} B/s")
+
+
+def _span(m) -> str:
+    import numpy as np
+
+    x = m[~np.eye(len(m), dtype=bool) & ~np.isnan(m)]
+    return f"{x.min():.3g} .. {x.max():.3g}" if x.size else "-"
+
+
 # --- studies --------------------------------------------------------------------------------
 @app.command("study")
 def study_command(name: Optional[str] = typer.Argument(None, help="Study name; omit to list the studies."),

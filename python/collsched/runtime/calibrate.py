@@ -1,0 +1,352 @@
+"""Calibration: measure a network by ping-pong and fill α-β and pLogP parameters from it.
+
+For each measured pair ``(a, b)`` (one after the other, the other ranks
+idle) and each message size ``m``, inside one MPI job:
+
+* **one-way time** ``T(m)``: half the round trip of ``m`` bytes ``a → b → a``
+  (blocking ``Send``/``Recv``), best of ``repeat`` after one warm-up;
+* **gap** ``g(m)``: ``a`` sends ``burst`` messages of ``m`` bytes back to back
+  (``Isend`` then ``Waitall``), ``b`` answers with one byte once it has them
+  all; ``g(m) = (elapsed - 2 T(m_0)) / burst``;
+* **send overhead** ``o_s(m)``: how long ``a``'s blocking ``Send`` takes when
+  ``b`` has already posted its receive;
+* **receive overhead** ``o_r(m)``: how long ``b``'s ``Recv`` takes once the
+  message has had time to arrive (``b`` sleeps ``2 T(m)`` first).
+
+From these: latency ``α = T(m_0)`` (the smallest size) and bandwidth
+``β = 1 / s`` where ``s`` is the slope of the least-squares line through the
+``(m, T(m))`` (if noise makes it 0 or negative: ``m_k / T(m_k)`` for the
+largest size), the α-β model of the pair; and pLogP parameters ``L = T(m_0)``, ``g``, ``o_s``, ``o_r`` as
+piecewise-linear functions of the size
+(:class:`~collsched.simulation.plogp.PLogPParams`). The overheads include
+whatever copying MPI does in the call (for a large message, the transfer
+itself under the rendezvous protocol), so they are upper bounds of the CPU
+overheads pLogP means.
+
+:meth:`Calibration.platform` turns the measurements into a platform (one
+directed link per measured ordered pair) on which a schedule can be planned
+for the network as measured.
+
+Examples
+--------
+>>> import collsched as cs
+>>> from collsched.runtime import mpi_available
+>>> p = cs.topologies.star(2)
+>>> if mpi_available() is None:
+...     cal = calibrate(p, sizes=(8, 65536), repeat=3)
+...     assert cal.bandwidth[0, 1] > 0 and cal.latency[0, 1] > 0
+...     assert cal.platform().bandwidth("h0", "h1") == cal.bandwidth[0, 1]
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..simulation.plogp import PLogPParams, Piecewise
+
+__all__ = ["Calibration", "calibrate", "pingpong_rank"]
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Measured parameters of a network, per ordered pair of hosts.
+
+    Parameters
+    ----------
+    hosts : tuple of str
+    sizes : tuple of int
+        Message sizes measured (bytes).
+    pairs : tuple of (int, int)
+        Measured ordered pairs (host indices); the reverse pair takes the same numbers.
+    one_way, gap, send_overhead, recv_overhead : numpy.ndarray
+        Seconds, shape ``(len(pairs), len(sizes))``.
+
+    Examples
+    --------
+    >>> c = Calibration(("a", "b"), (8, 1008), ((0, 1),), one_way=np.array([[1e-5, 2e-5]]),
+    ...                 gap=np.array([[1e-6, 1e-5]]), send_overhead=np.zeros((1, 2)), recv_overhead=np.zeros((1, 2)))
+    >>> float(c.latency[1, 0]), round(c.bandwidth[0, 1])
+    (1e-05, 100000000)
+    >>> c.plogp("a", "b").L
+    1e-05
+    """
+
+    hosts: tuple[str, ...]
+    sizes: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...]
+    one_way: np.ndarray
+    gap: np.ndarray
+    send_overhead: np.ndarray
+    recv_overhead: np.ndarray
+
+    def _matrix(self, values) -> np.ndarray:
+        n = len(self.hosts)
+        out = np.full((n, n), np.nan)
+        np.fill_diagonal(out, 0.0)
+        for (a, b), x in zip(self.pairs, values):
+            out[a, b] = x
+            if np.isnan(out[b, a]) or (b, a) not in self.pairs:
+                out[b, a] = x
+        return out
+
+    @property
+    def latency(self) -> np.ndarray:
+        """α per ordered pair (seconds; NaN where not measured): the one-way time of the smallest message."""
+        return self._matrix(self.one_way[:, 0])
+
+    @property
+    def bandwidth(self) -> np.ndarray:
+        """β per ordered pair (bytes/s; NaN where not measured): 1 / the slope of ``T(m)`` (least squares).
+
+        If timing noise makes the slope 0 or negative (a very fast network
+        measured with small sizes), β is the largest size over its one-way time.
+        """
+        m = np.asarray(self.sizes, dtype=float)
+        slope = np.polyfit(m, self.one_way.T, 1)[0]
+        plain = m[-1] / self.one_way[:, -1]  # if noise makes the slope <= 0: size / time of the largest message
+        return self._matrix(np.where(slope > 0, 1.0 / np.where(slope > 0, slope, 1.0), plain))
+
+    def plogp(self, a: str, b: str) -> PLogPParams:
+        """pLogP parameters of the pair ``(a, b)`` (or ``(b, a)`` if only that one was measured).
+
+        Raises
+        ------
+        KeyError
+            If neither direction was measured.
+
+        Examples
+        --------
+        See :class:`Calibration`.
+        """
+        i, j = self.hosts.index(a), self.hosts.index(b)
+        k = self.pairs.index((i, j)) if (i, j) in self.pairs else self.pairs.index((j, i))
+        sizes = list(self.sizes)
+        return PLogPParams(L=float(self.one_way[k, 0]), g=Piecewise(sizes, np.maximum(self.gap[k], 0.0)),
+                           o_s=Piecewise(sizes, np.maximum(self.send_overhead[k], 0.0)),
+                           o_r=Piecewise(sizes, np.maximum(self.recv_overhead[k], 0.0)))
+
+    def plogp_model(self, platform):
+        """A :class:`~collsched.simulation.models.PLogP` model of ``platform``'s clusters, from the measurements.
+
+        For each ordered pair of clusters (``platform.clusters``), the first
+        measured pair of hosts from the one to the other gives its parameters;
+        the first measured pair gives the default.
+
+        Parameters
+        ----------
+        platform : Platform
+            The platform measured (its hosts and clusters).
+
+        Returns
+        -------
+        collsched.simulation.models.PLogP
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.two_switches(1)
+        >>> c = Calibration(p.hosts, (8, 1008), ((0, 1),), one_way=np.array([[1e-5, 2e-5]]),
+        ...                 gap=np.array([[1e-6, 1e-5]]), send_overhead=np.zeros((1, 2)),
+        ...                 recv_overhead=np.zeros((1, 2)))
+        >>> model = c.plogp_model(p)
+        >>> [k for k, _ in model.pairs], model.params.L
+        ([(0, 1)], 1e-05)
+        """
+        from ..simulation.models import PLogP
+
+        cluster = {h: k for k, hosts in enumerate(platform.clusters or ()) for h in hosts}
+        pairs = {}
+        for a, b in self.pairs:
+            key = (cluster.get(self.hosts[a]), cluster.get(self.hosts[b]))
+            if None not in key and key not in pairs:
+                pairs[key] = self.plogp(self.hosts[a], self.hosts[b])
+        first = self.pairs[0]
+        return PLogP(self.plogp(self.hosts[first[0]], self.hosts[first[1]]), pairs=pairs)
+
+    def platform(self, *, name: str = "measured"):
+        """A platform of the measured hosts with one directed link per measured ordered pair (α, β).
+
+        Returns
+        -------
+        Platform
+            Links ``m-a-b``; a pair measured in one direction only gets the same numbers both ways.
+
+        Examples
+        --------
+        See the module docstring.
+        """
+        from ..platform import Link, Node, Platform
+
+        lat, bw = self.latency, self.bandwidth
+        n = len(self.hosts)
+        links = [Link(f"m-{self.hosts[i]}-{self.hosts[j]}", float(bw[i, j]), float(lat[i, j]),
+                      ends=(self.hosts[i], self.hosts[j]), directed=True)
+                 for i in range(n) for j in range(n) if i != j and not np.isnan(bw[i, j])]
+        return Platform([Node(h) for h in self.hosts], links, name=name)
+
+
+def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
+              sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5, burst: int = 8,
+              emulation=None, timeout: float = 300.0) -> Calibration:
+    """Measure the pairs of ``platform``'s hosts by ping-pong (one MPI job).
+
+    Parameters
+    ----------
+    platform : Platform
+        Its hosts are the ranks.
+    pairs : sequence of (str, str), optional
+        Ordered pairs to measure; default every unordered pair once (``(a, b)``, ``a`` first in host order).
+    sizes : sequence of int
+        Message sizes in bytes, increasing, at least two.
+    repeat : int
+        Round trips per size (the best is kept).
+    burst : int
+        Messages per gap measurement.
+    emulation : Emulation, optional
+        Measure the emulated network (:mod:`.emulation`) instead of the local one.
+    timeout : float
+
+    Returns
+    -------
+    Calibration
+
+    Raises
+    ------
+    ValueError
+        Bad sizes, counts or pairs.
+    RunError
+        The MPI job failed.
+
+    Examples
+    --------
+    See the module docstring.
+    """
+    from .launch import launch
+
+    sizes = [int(s) for s in sizes]
+    if len(sizes) < 2 or sizes != sorted(set(sizes)) or sizes[0] < 1:
+        raise ValueError(f"calibrate option sizes={sizes!r} must be at least two increasing sizes >= 1 byte")
+    for name, v in (("repeat", repeat), ("burst", burst)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"calibrate option {name}={v!r} is not an integer >= 1")
+    hosts = tuple(platform.hosts)
+    if pairs is None:
+        pairs = [(a, b) for i, a in enumerate(hosts) for b in hosts[i + 1:]]
+    for a, b in pairs:
+        if a not in hosts or b not in hosts or a == b:
+            raise ValueError(f"calibrate pair ({a!r}, {b!r}) is not two distinct hosts of {platform.name!r}")
+    world = list(hosts)
+    task = {"kind": "pingpong", "pairs": [[a, b] for a, b in pairs], "sizes": sizes, "repeat": int(repeat),
+            "burst": int(burst)}
+    (answer,) = launch(world, [task], timeout=timeout, emulation=emulation)
+    index = {h: i for i, h in enumerate(hosts)}
+    arrays = {k: np.array(answer[k], dtype=float).reshape(len(pairs), len(sizes))
+              for k in ("one_way", "gap", "send_overhead", "recv_overhead")}
+    return Calibration(hosts, tuple(sizes), tuple((index[a], index[b]) for a, b in pairs), **arrays)
+
+
+def pingpong_rank(comm, task: dict, world: list[str]) -> dict | None:
+    """This rank's part of a calibration job (inside the MPI job); rank 0 returns the measurements.
+
+    Examples
+    --------
+    See :func:`calibrate` (it needs an MPI job).
+
+    >>> callable(pingpong_rank)
+    True
+    """
+    from mpi4py import MPI
+
+    me = comm.rank
+    sizes, reps, burst = task["sizes"], task["repeat"], task["burst"]
+    rows = {k: [] for k in ("one_way", "gap", "send_overhead", "recv_overhead")}
+    big = np.zeros(max(sizes) * burst, dtype=np.uint8)
+    ack = np.zeros(1, dtype=np.uint8)
+    for a_name, b_name in task["pairs"]:
+        a, b = world.index(a_name), world.index(b_name)
+        _quiet_barrier(comm)
+        if me not in (a, b):
+            continue
+        peer = b if me == a else a
+        row = {k: [] for k in rows}
+        for m in sizes:
+            buf = big[:m]
+            best = np.inf
+            for r in range(reps + 1):  # round trips, the first one warms up
+                t = time.perf_counter()
+                if me == a:
+                    comm.Send(buf, dest=peer, tag=1)
+                    comm.Recv(buf, source=peer, tag=1)
+                else:
+                    comm.Recv(buf, source=peer, tag=1)
+                    comm.Send(buf, dest=peer, tag=1)
+                if r:
+                    best = min(best, (time.perf_counter() - t) / 2)
+            row["one_way"].append(_agree(comm, peer, best))
+        t0 = row["one_way"][0]
+        for m, tm in zip(sizes, row["one_way"]):
+            # gap: a burst of messages, then one byte back
+            t = time.perf_counter()
+            if me == a:
+                reqs = [comm.Isend(big[k * m:(k + 1) * m], dest=peer, tag=2) for k in range(burst)]
+                MPI.Request.Waitall(reqs)
+                comm.Recv(ack, source=peer, tag=3)
+            else:
+                for k in range(burst):
+                    comm.Recv(big[k * m:(k + 1) * m], source=peer, tag=2)
+                comm.Send(ack, dest=peer, tag=3)
+            row["gap"].append(max(0.0, (time.perf_counter() - t - 2 * t0) / burst))
+            # send overhead: b posts its receive, says so, a times its Send
+            if me == b:
+                req = comm.Irecv(big[:m], source=peer, tag=4)
+                comm.Send(ack, dest=peer, tag=5)
+                req.Wait()
+            else:
+                comm.Recv(ack, source=peer, tag=5)
+                t = time.perf_counter()
+                comm.Send(big[:m], dest=peer, tag=4)
+                row["send_overhead"].append(time.perf_counter() - t)
+            # receive overhead: a sends, b waits for it to arrive, then times its Recv
+            if me == a:
+                comm.Send(big[:m], dest=peer, tag=6)
+            else:
+                time.sleep(2 * tm)
+                t = time.perf_counter()
+                comm.Recv(big[:m], source=peer, tag=6)
+                row["recv_overhead"].append(time.perf_counter() - t)
+        if me == b:
+            comm.send(row["recv_overhead"], dest=a, tag=7)
+        else:
+            row["recv_overhead"] = comm.recv(source=b, tag=7)
+            for k in rows:
+                rows[k].append(row[k])
+    gathered = comm.gather(rows if rows["one_way"] else None, root=0)
+    if me != 0:
+        return None
+    # each pair's row is on its first rank, in pair order: put them back in the order of the pairs
+    out = {k: [] for k in rows}
+    cursor: dict[int, int] = {}
+    for a_name, _ in task["pairs"]:
+        a = world.index(a_name)
+        k = cursor.get(a, 0)
+        cursor[a] = k + 1
+        for name in out:
+            out[name].append(gathered[a][name][k])
+    return out
+
+
+def _quiet_barrier(comm) -> None:
+    """A barrier that sleeps while it waits (idle ranks must not take the CPU from the measured pair)."""
+    req = comm.Ibarrier()
+    while not req.Test():
+        time.sleep(1e-3)
+
+
+def _agree(comm, peer: int, value: float) -> float:
+    """The larger of the two ends' estimates (the two ranks of a pair measure the same round trips)."""
+    other = comm.sendrecv(value, dest=peer, source=peer, sendtag=8, recvtag=8)
+    return max(value, other)

@@ -1,0 +1,341 @@
+"""One rank's execution of a program over MPI (runs inside the MPI job, see :mod:`.worker`).
+
+The executor walks its rank's operations in program order and starts each one
+as soon as the operations it depends on have completed (the semantics of
+:mod:`collsched.schedules.program`, the same the validator and the simulator
+use): a send posts ``Isend`` of a real buffer, a receive posts ``Irecv``
+(it then waits for its message), a computation multiplies the 2×2 matrices of
+its input pieces in operand order (:mod:`.payload`) and, with
+``compute="model"``, then sleeps until ``cost / speed`` seconds have passed,
+so that its duration is the platform's. Completions are taken by
+``MPI_Waitany``; a send completes when MPI says its buffer is free again
+(at once for a small, eagerly sent message; when the receiver has taken the
+data for a large one).
+
+With emulated latency, a send is posted ``latency(src, dst)`` seconds after
+it becomes ready (the rank meanwhile goes on with other operations): the
+kernel of the test machines has no ``netem``, so the runtime adds latency
+itself.
+
+Every received buffer is checked after the timed run (so that checking costs
+no time in the trace): every piece's content against what the value holds
+when computed directly, every filler byte against the bytes derived from the
+message id and the repetition. At the end every value the collective
+promises to a rank is checked the same way: a reduction result against the
+sequential product of the operands in operand order.
+
+Examples
+--------
+>>> from collsched.schedules.values import block
+>>> import collsched as cs
+>>> b = cs.ProgramBuilder(["a", "b"])
+>>> _ = b.send("a", "b", [block(0, 0, 1)], size=64)
+>>> plan = RankPlan(b.build(), 1)
+>>> plan.ops, plan.recv_words
+([1], {1: 1})
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..schedules.program import RECV, SEND, Program
+from ..schedules.values import Value
+from . import payload
+
+__all__ = ["RankPlan", "execute", "check_received", "check_finals"]
+
+
+class RankPlan:
+    """What one rank needs to run its part of a program, computed once for every repetition.
+
+    Parameters
+    ----------
+    program : Program
+    rank : int
+        The rank's index in ``program.ranks``.
+
+    Attributes
+    ----------
+    ops : list of int
+        The rank's operation ids, in program order.
+    deps : dict
+        ``op -> list of ops`` it waits for.
+    pieces : dict
+        ``op -> tuple of Piece`` (for a receive: the pieces its message carries).
+    recv_words : dict
+        ``recv op -> header words`` of its message.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.schedules.values import partial
+    >>> b = cs.ProgramBuilder(["h0", "h1"])
+    >>> _ = b.send("h1", "h0", [partial(0, 1, 1)], size=64)
+    >>> _ = b.compute("h0", [partial(0, 0, 0), partial(0, 1, 1)], partial(0, 0, 1), cost=10)
+    >>> plan = RankPlan(b.build(), 0)
+    >>> [b.build().op(i).kind for i in plan.ops], plan.deps, plan.recv_words
+    (['recv', 'compute'], {1: [], 2: [1]}, {1: 4})
+    """
+
+    def __init__(self, program: Program, rank: int):
+        self.program = program
+        self.rank = rank
+        self.ops = [int(i) for i in program.ops_of(rank)]
+        send_op, _ = program.message_ops()
+        self.deps, self.pieces, self.recv_words = {}, {}, {}
+        for i in self.ops:
+            op = program.op(i)
+            self.deps[i] = list(op.after)
+            if op.kind == "recv":
+                carried = program.op(int(send_op[op.msg])).pieces
+                self.pieces[i] = carried
+                self.recv_words[i] = payload.header_words(carried)
+            else:
+                self.pieces[i] = op.pieces
+
+
+def _tag(msg: int, tag_ub: int) -> int:
+    return msg % (tag_ub + 1)
+
+
+def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: float = 1e9,
+            compute: str = "model", latency: Sequence[float] | None = None, corrupt: bool = False,
+            tag_ub: int = 32767, poll: float = 0.0):
+    """Run ``plan`` once on ``comm`` (whose rank ``i`` is program rank ``i``); fills ``store``.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    plan : RankPlan
+    store : dict
+        ``(Value, segment) -> content`` the rank holds (its initial values); updated in place.
+    rep : int
+        Repetition number (the fillers depend on it).
+    t0 : float
+        ``time.perf_counter()`` of time 0 (the same on every rank of the machine).
+    speed : float
+        Flop/s of the rank, for ``compute="model"``.
+    compute : {"model", "real"}
+        ``"model"``: a computation lasts at least ``cost / speed``; ``"real"``:
+        only the matrix products.
+    latency : sequence of float, optional
+        Per peer rank, seconds to wait before posting a send (emulated latency).
+    corrupt : bool
+        Fault injection: flip one byte of the rank's first non-empty message.
+    tag_ub : int
+        The largest MPI tag (message ids are taken modulo ``tag_ub + 1``).
+    poll : float
+        0: wait for completions in ``MPI_Waitany`` (Open MPI spins); ``> 0``:
+        test for them and sleep ``poll`` seconds between tests, leaving the
+        CPU to the other ranks (for more ranks than cores over TCP, where the
+        kernel moves the data while the rank sleeps).
+
+    Returns
+    -------
+    start, end : dict
+        ``op -> seconds since t0``.
+    received : list
+        ``(op, buffer)`` of every receive, for :func:`check_received`.
+
+    Examples
+    --------
+    See :mod:`collsched.runtime` (the executor needs an MPI job).
+
+    >>> callable(execute)
+    True
+    """
+    from mpi4py import MPI
+
+    prog = plan.program
+    now = lambda: time.perf_counter() - t0  # noqa: E731
+    waiting = {i: len(plan.deps[i]) for i in plan.ops}
+    dependents: dict[int, list[int]] = {}
+    for i in plan.ops:
+        for d in plan.deps[i]:
+            dependents.setdefault(d, []).append(i)
+    ready = [i for i in plan.ops if waiting[i] == 0]
+    heapq.heapify(ready)
+    start, end, received = {}, {}, []
+    requests, owners, buffers = [], [], {}
+    timers: list[tuple[float, int]] = []
+
+    def done(i):
+        end[i] = now()
+        for j in dependents.get(i, ()):
+            waiting[j] -= 1
+            if waiting[j] == 0:
+                heapq.heappush(ready, j)
+
+    def post_send(i):
+        requests.append(comm.Isend(buffers[i], dest=int(prog.op_peer[i]), tag=_tag(int(prog.op_msg[i]), tag_ub)))
+        owners.append(i)
+
+    while len(end) < len(plan.ops):
+        while ready:
+            i = heapq.heappop(ready)
+            kind, peer, msg = int(prog.op_kind[i]), int(prog.op_peer[i]), int(prog.op_msg[i])
+            start[i] = now()
+            if kind == SEND:
+                pieces = plan.pieces[i]
+                try:
+                    words = payload.header(pieces, store)
+                except KeyError as exc:
+                    value, segment = exc.args[0]
+                    raise RuntimeError(f"op {i} (send msg {msg}) carries {value!r} segment {segment}, "
+                                       "which the rank does not hold") from None
+                n = payload.message_bytes(prog.op_size[i], words.shape[0])
+                buf = np.empty(n, dtype=np.uint8)
+                buf[:8 * words.shape[0]] = words.view(np.uint8)
+                buf[8 * words.shape[0]:] = payload.filler(n - 8 * words.shape[0], msg, rep)
+                if corrupt and n:
+                    buf[n // 2] ^= 0xFF
+                    corrupt = False
+                buffers[i] = buf
+                delay = latency[peer] if latency is not None else 0.0
+                if delay > 0:
+                    heapq.heappush(timers, (start[i] + delay, i))
+                else:
+                    post_send(i)
+            elif kind == RECV:
+                n = payload.message_bytes(prog.op_size[i], plan.recv_words[i])
+                buf = np.empty(n, dtype=np.uint8)
+                buffers[i] = buf
+                requests.append(comm.Irecv(buf, source=peer, tag=_tag(msg, tag_ub)))
+                owners.append(i)
+            else:
+                _compute(plan.pieces[i], store)
+                if compute == "model":
+                    rest = float(prog.op_size[i]) / speed - (now() - start[i])
+                    if rest > 0:
+                        time.sleep(rest)
+                done(i)
+        if len(end) == len(plan.ops):
+            break
+        while timers and timers[0][0] <= now():
+            post_send(heapq.heappop(timers)[1])
+        if not requests:
+            if timers:
+                time.sleep(max(0.0, timers[0][0] - now()))
+                continue
+            raise RuntimeError(f"ops {sorted(set(plan.ops) - set(end))[:4]} wait for nothing that can complete")
+        if timers or poll > 0:
+            k = MPI.Request.Testany(requests)[0]
+            if k == MPI.UNDEFINED:
+                nap = poll if poll > 0 else 1e-4
+                time.sleep(min(nap, max(0.0, timers[0][0] - now())) if timers else nap)
+                continue
+        else:
+            k = MPI.Request.Waitany(requests)
+        i = owners.pop(k)
+        requests.pop(k)
+        if int(prog.op_kind[i]) == RECV:
+            buf = buffers[i]
+            words = buf[:8 * plan.recv_words[i]].view(np.int64)
+            for key, value in payload.split_header(words, plan.pieces[i]):
+                store.setdefault(key, value)
+            received.append((i, buf))
+        del buffers[i]
+        done(i)
+    return start, end, received
+
+
+def _compute(pieces, store) -> None:
+    """Combine the input pieces (operand order) into the output piece, segment by segment."""
+    if not pieces:
+        return
+    *inputs, output = pieces
+    for s in range(output.start, output.end):
+        acc = None
+        for p in inputs:
+            x = store[(p.value, s)]
+            acc = x if acc is None else payload.matmul(acc, x)
+        if acc is not None:
+            store[(output.value, s)] = acc
+
+
+def check_received(plan: RankPlan, received, rep: int) -> list[str]:
+    """Problems with the received buffers (empty: every byte is what it should be).
+
+    Parameters
+    ----------
+    plan : RankPlan
+    received : list of (op, buffer)
+        As returned by :func:`execute`.
+    rep : int
+        The repetition the buffers come from.
+
+    Returns
+    -------
+    list of str
+        One line per bad message, naming the op, the message and its sender.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.schedules.values import block
+    >>> b = cs.ProgramBuilder(["a", "b"])
+    >>> _ = b.send("a", "b", [block(0, 0, 1)], size=16)
+    >>> plan = RankPlan(b.build(), 1)
+    >>> good = np.concatenate([payload.content(block(0, 0, 1), 0).view(np.uint8), payload.filler(8, 0, 0)])
+    >>> check_received(plan, [(1, good)], 0)
+    []
+    >>> bad = good.copy(); bad[12] ^= 1
+    >>> check_received(plan, [(1, bad)], 0)
+    ['op 1 (recv msg 0 from a): byte 12 of 16 differs from what a sent']
+    """
+    prog = plan.program
+    problems = []
+    for i, buf in received:
+        msg, peer = int(prog.op_msg[i]), prog.ranks[int(prog.op_peer[i])]
+        w = plan.recv_words[i]
+        expected = np.concatenate([np.asarray(payload.content(p.value, s), dtype=np.int64).reshape(-1)
+                                   for p in plan.pieces[i] for s in range(p.start, p.end)] or
+                                  [np.zeros(0, dtype=np.int64)])
+        expected = np.concatenate([expected.view(np.uint8), payload.filler(buf.shape[0] - 8 * w, msg, rep)])
+        if expected.shape != buf.shape or not np.array_equal(expected, buf):
+            bad = np.flatnonzero(expected != buf)[0] if expected.shape == buf.shape else 0
+            problems.append(f"op {i} (recv msg {msg} from {peer}): byte {bad} of {buf.shape[0]} differs "
+                            f"from what {peer} sent")
+    return problems
+
+
+def check_finals(finals: Sequence[Value], store: dict, denominator: int) -> list[str]:
+    """Problems with the values a rank must end with (missing, or not the direct computation).
+
+    Parameters
+    ----------
+    finals : sequence of Value
+    store : dict
+        What the rank holds after the run.
+    denominator : int
+        Segments per value.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import partial
+    >>> v = partial(0, 0, 1)
+    >>> wrong = payload.matmul(payload.operand(0, 1, 0), payload.operand(0, 0, 0))
+    >>> check_finals([v], {(v, 0): wrong}, 1)
+    ['v[0..1]@0 segment 0 is not the product of its operands in operand order']
+    >>> check_finals([v], {}, 1)
+    ['v[0..1]@0 segment 0 never arrived']
+    """
+    problems = []
+    for v in finals:
+        for s in range(denominator):
+            got = store.get((v, s))
+            if got is None:
+                problems.append(f"{v!r} segment {s} never arrived")
+            elif not np.array_equal(np.asarray(got).reshape(-1), payload.content(v, s).reshape(-1)):
+                what = "the product of its operands in operand order" if v.kind == 1 else "the block sent"
+                problems.append(f"{v!r} segment {s} is not {what}")
+    return problems

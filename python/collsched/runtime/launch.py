@@ -1,0 +1,218 @@
+"""Launching an MPI job: ``mpirun`` under a timeout, one clear error, no stray process.
+
+:func:`launch` writes a job file, starts ``mpirun`` (Open MPI) in a session
+of its own running :mod:`collsched.runtime.worker` on every rank, waits at
+most ``timeout`` seconds, and reads back one result per task. Whatever
+happens, every process of the session is gone when it returns: on a timeout
+the session gets ``SIGTERM``, then ``SIGKILL``. A rank that raises makes
+the whole job abort, and :func:`launch` raises one :class:`RunError`
+naming that rank.
+
+As root, Open MPI needs ``OMPI_ALLOW_RUN_AS_ROOT=1`` and
+``OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1`` (set here); more ranks than cores need
+``--oversubscribe`` (always given), and ranks then yield the CPU when idle.
+
+Examples
+--------
+>>> cmd = mpirun_command(4, ["python", "-m", "collsched.runtime.worker", "job.json"])
+>>> cmd[1:4]
+['-n', '4', '--oversubscribe']
+>>> RunError("rank 3 (h3) failed").args[0]
+'rank 3 (h3) failed'
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Sequence
+
+from ..errors import CollschedError
+from ..fileformat import atomic_write
+from .worker import MARK
+
+__all__ = ["RunError", "launch", "mpirun_command", "mpi_available"]
+
+
+class RunError(CollschedError):
+    """An MPI run failed: a rank raised, data arrived wrong, the job timed out, or MPI is missing.
+
+    Examples
+    --------
+    >>> str(RunError("rank 2 (h2): RuntimeError: boom", fix="see the rank's program"))
+    "rank 2 (h2): RuntimeError: boom (see the rank's program)"
+    """
+
+
+def mpi_available() -> str | None:
+    """Why MPI runs are impossible here (None if ``mpirun`` and mpi4py are both found).
+
+    Examples
+    --------
+    >>> mpi_available() is None or isinstance(mpi_available(), str)
+    True
+    """
+    if shutil.which("mpirun") is None:
+        return "mpirun was not found (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)"
+    if importlib.util.find_spec("mpi4py") is None:
+        return "mpi4py is not installed (pip install mpi4py)"
+    return None
+
+
+def mpirun_command(n: int, program: Sequence[str], *, mca: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """The ``mpirun`` command line that runs ``program`` on ``n`` ranks of this machine.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks.
+    program : sequence of str
+        The command every rank runs.
+    mca : sequence of (str, str)
+        Extra ``--mca`` settings (they override the defaults).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> cmd = mpirun_command(2, ["true"], mca=[("btl", "tcp,self")])
+    >>> cmd[cmd.index("btl") + 1], cmd[-1]
+    ('tcp,self', 'true')
+    """
+    settings = {"pml": "ob1", "btl_vader_single_copy_mechanism": "none", "mpi_yield_when_idle": "1"}
+    settings.update(dict(mca))
+    cmd = [shutil.which("mpirun") or "mpirun", "-n", str(n), "--oversubscribe", "--bind-to", "none"]
+    for k, v in settings.items():
+        cmd += ["--mca", k, v]
+    return cmd + list(program)
+
+
+def _session_pids(sid: int) -> list[int]:
+    """Processes of session ``sid`` (read from /proc)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def _kill_session(sid: int) -> None:
+    """SIGTERM then SIGKILL every process of session ``sid``."""
+    for sig, pause in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 0.0)):
+        pids = _session_pids(sid)
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + pause
+        while pause and _session_pids(sid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def launch(world: Sequence[str], tasks: list[dict], *, timeout: float = 60.0, emulation=None,
+           python: str | None = None) -> list[dict]:
+    """Run ``tasks`` in one MPI job of ``len(world)`` ranks; one result per task.
+
+    Parameters
+    ----------
+    world : sequence of str
+        Node id of each MPI rank.
+    tasks : list of dict
+        Program or baseline tasks (see :mod:`.worker`).
+    timeout : float
+        Seconds the whole job may take.
+    emulation : Emulation, optional
+        Run every rank in its network namespace (:mod:`.emulation`).
+    python : str, optional
+        The interpreter of the ranks (default: this one).
+
+    Returns
+    -------
+    list of dict
+        Per task: ``start``, ``end`` (seconds, per repetition) and ``problems``.
+
+    Raises
+    ------
+    RunError
+        MPI is missing, a rank raised (naming it), or the job timed out.
+
+    Examples
+    --------
+    >>> launch(["a"], [], timeout=0) if mpi_available() else []
+    []
+    """
+    why = mpi_available()
+    if why is not None:
+        raise RunError(why)
+    if not tasks:
+        return []
+    if not timeout > 0:
+        raise ValueError(f"run option timeout={timeout!r} is not a positive number of seconds")
+    with tempfile.TemporaryDirectory(prefix="collsched-run-") as folder:
+        job_path = os.path.join(folder, "job.json")
+        atomic_write(job_path, json.dumps({"world": list(world), "tasks": tasks, "out": folder}))
+        worker = [python or sys.executable, "-m", "collsched.runtime.worker", job_path]
+        env = dict(os.environ, COLLSCHED_RUN_OWNER=str(os.getpid()))  # whose ranks these are (see tests)
+        if os.geteuid() == 0:
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        if emulation is not None:
+            cmd = emulation.command(world, worker)
+            env.update(emulation.environment())
+        else:
+            cmd = mpirun_command(len(world), worker)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                start_new_session=True, cwd=folder)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_session(proc.pid)
+            proc.communicate()
+            raise RunError(f"the MPI job ({len(world)} ranks, {len(tasks)} tasks) did not finish within {timeout:g} s",
+                           fix="raise timeout=, or look for a program that waits for a message never sent") from None
+        finally:
+            if proc.poll() is None:  # interrupted: leave nothing behind
+                _kill_session(proc.pid)
+                proc.wait()
+        _kill_session(proc.pid)  # ranks that outlived mpirun, if any
+        text = err.decode(errors="replace")
+        if proc.returncode != 0:
+            raise _failure(text, out.decode(errors="replace"), proc.returncode)
+        results = []
+        for n in range(len(tasks)):
+            path = os.path.join(folder, f"task-{n}.json")
+            if not os.path.exists(path):
+                raise RunError(f"the MPI job ended without the result of task {n}", fix=_tail(text))
+            with open(path, encoding="utf-8") as f:
+                results.append(json.load(f))
+        return results
+
+
+def _tail(text: str, k: int = 3) -> str:
+    lines = [x for x in text.strip().splitlines() if x.strip() and not set(x.strip()) <= set("-*")]
+    return " | ".join(lines[-k:]) if lines else "mpirun printed nothing"
+
+
+def _failure(err: str, out: str, code: int) -> RunError:
+    """One error for a failed job: the first rank's own words if a rank raised."""
+    for line in err.splitlines():
+        if line.startswith(MARK + " "):
+            rank, name, what = line[len(MARK) + 1:].split(" ", 2)
+            return RunError(f"MPI rank {rank} ({name.rstrip(':')}) failed: {what}")
+    return RunError(f"mpirun exited with code {code}: {_tail(err or out)}")

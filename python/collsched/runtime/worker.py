@@ -1,0 +1,180 @@
+"""The program every MPI rank runs: ``python -m collsched.runtime.worker JOB.json``.
+
+The job file (written by :mod:`.launch`) lists the world's ranks (node ids)
+and tasks: programs to execute (:mod:`.execute`) and MPI collectives to time
+(:mod:`.baselines`), each ``repeat`` times. For each task the ranks it uses
+form a communicator (its rank ``i`` is the task's rank ``i``); before each
+repetition they meet at a barrier and take the same time 0 (rank 0's clock,
+broadcast: every rank runs on one machine, whose monotonic clock all
+processes share). World rank 0 gathers the timings and the verification
+problems of every rank and writes ``task-N.json`` into the job's folder
+(atomically).
+
+An exception on any rank is written to stderr as one line starting with
+:data:`MARK` and the rank, then the job is aborted (``MPI_Abort``); the
+launcher turns that line into one :class:`~collsched.runtime.launch.RunError`.
+
+Examples
+--------
+>>> MARK
+'collsched-rank-error'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ..fileformat import atomic_write
+
+__all__ = ["MARK", "main"]
+
+MARK = "collsched-rank-error"
+
+
+class _OnDemand(dict):
+    """A store that holds every value (no collective given: only messages are checked)."""
+
+    def __missing__(self, key):
+        from .payload import content
+
+        value, segment = key
+        self[key] = content(value, segment)
+        return self[key]
+
+
+def _program_task(comm, task: dict, world: list[str]):
+    from mpi4py import MPI
+
+    from ..schedules.program_io import load_program
+    from ..schedules.values import Value
+    from . import payload
+    from .execute import RankPlan, check_finals, check_received, execute
+
+    prog = load_program(task["program"])
+    me = world[comm.rank]
+    color = 0 if me in prog.ranks else MPI.UNDEFINED
+    sub = comm.Split(color, prog.ranks.index(me) if me in prog.ranks else 0)
+    reps = int(task["repeat"])
+    times, problems = [], []
+    if sub != MPI.COMM_NULL:
+        r = sub.rank
+        plan = RankPlan(prog, r)
+        initial = [Value(*row[1:]) for row in task.get("initial") or () if row[0] == r]
+        finals = [Value(*row[1:]) for row in task.get("final") or () if row[0] == r]
+        lat = task.get("latency")
+        tag_ub = sub.Get_attr(MPI.TAG_UB) or 32767
+        fault = task.get("fault") or {}
+        for rep in range(reps):
+            store = {} if task.get("initial") is not None else _OnDemand()
+            for v in initial:
+                for s in range(prog.denominator):
+                    store[(v, s)] = payload.content(v, s)
+            if fault.get("rank") == me and fault.get("what") == "raise":
+                raise RuntimeError("injected failure (fault='raise')")
+            if fault.get("rank") == me and fault.get("what") == "hang":
+                time.sleep(1e6)
+            sub.Barrier()
+            t0 = sub.bcast(time.perf_counter(), root=0)
+            start, end, received = execute(
+                sub, plan, store=store, rep=rep, t0=t0, speed=float(task["speed"][r]),
+                compute=task["compute"], latency=None if lat is None else lat[r],
+                corrupt=fault.get("rank") == me and fault.get("what") == "corrupt", tag_ub=int(tag_ub),
+                poll=float(task.get("poll", 0.0)))
+            times.append((start, end))
+            found = check_received(plan, received, rep) + check_finals(finals, store, prog.denominator)
+            problems += [f"rank {r} ({me}) repetition {rep}: {p}" for p in found]
+        sub.Free()
+    gathered = comm.gather((times, problems), root=0)
+    if comm.rank != 0:
+        return None
+    import numpy as np
+
+    start = np.full((reps, prog.n_ops), np.nan)
+    end = np.full((reps, prog.n_ops), np.nan)
+    problems = []
+    for t, p in gathered:
+        problems += p
+        for rep, (s, e) in enumerate(t):
+            for i, x in s.items():
+                start[rep, i] = x
+            for i, x in e.items():
+                end[rep, i] = x
+    return {"start": start.tolist(), "end": end.tolist(), "problems": problems}
+
+
+def _baseline_task(comm, task: dict, world: list[str]):
+    from .baselines import run_baseline_rank
+
+    times, problems = run_baseline_rank(comm, task, world)
+    gathered = comm.gather((times, problems), root=0)
+    if comm.rank != 0:
+        return None
+    import numpy as np
+
+    reps = int(task["repeat"])
+    start = np.full(reps, np.inf)
+    end = np.zeros(reps)
+    problems = []
+    for t, p in gathered:
+        problems += p
+        for rep, (s, e) in enumerate(t):
+            start[rep], end[rep] = min(start[rep], s), max(end[rep], e)
+    return {"start": start.tolist(), "end": end.tolist(), "problems": problems}
+
+
+def _pingpong_task(comm, task: dict, world: list[str]):
+    from .calibrate import pingpong_rank
+
+    return pingpong_rank(comm, task, world)
+
+
+_KINDS = {"program": _program_task, "baseline": _baseline_task, "pingpong": _pingpong_task}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the job file named by ``argv[0]`` on this MPI rank.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        ``[job_file]``; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 (an exception aborts the whole MPI job instead).
+
+    Examples
+    --------
+    >>> callable(main)
+    True
+    """
+    args = sys.argv[1:] if argv is None else argv
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    with open(args[0], encoding="utf-8") as f:
+        job = json.load(f)
+    world = job["world"]
+    try:
+        if comm.size != len(world):
+            raise RuntimeError(f"the job has {comm.size} MPI ranks for {len(world)} nodes")
+        for n, task in enumerate(job["tasks"]):
+            result = _KINDS[task["kind"]](comm, task, world)
+            if comm.rank == 0:
+                atomic_write(os.path.join(job["out"], f"task-{n}.json"), json.dumps(result))
+            comm.Barrier()
+    except BaseException as exc:  # noqa: BLE001 - any failure aborts the job, naming the rank
+        name = world[comm.rank] if comm.rank < len(world) else "?"
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        sys.stderr.write(f"{MARK} {comm.rank} {name}: {type(exc).__name__}: {text}\n")
+        sys.stderr.flush()
+        comm.Abort(3)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
