@@ -587,8 +587,7 @@ class Platform:
         array([[0.e+00, 2.e-05],
                [2.e-05, 0.e+00]])
         """
-        hosts = self._hosts if hosts is None else hosts
-        return np.array([[self.latency(a, b) for b in hosts] for a in hosts], dtype=float)
+        return self._pair_matrix(hosts)[0]
 
     def bandwidth_matrix(self, hosts: Sequence[str] | None = None) -> np.ndarray:
         """Pairwise bottleneck bandwidths (bytes/s); ``inf`` on the diagonal.
@@ -614,8 +613,20 @@ class Platform:
         >>> topologies.star(2, bandwidth=1e8).bandwidth_matrix().tolist()
         [[inf, 100000000.0], [100000000.0, inf]]
         """
-        hosts = self._hosts if hosts is None else hosts
-        return np.array([[self.bandwidth(a, b) for b in hosts] for a in hosts], dtype=float)
+        return self._pair_matrix(hosts)[1]
+
+    def _pair_matrix(self, hosts: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
+        """(latency, bandwidth) of every pair's route, n x n, in one vectorised pass over the routing trees."""
+        from ..simulation.routes import pair_routes  # the routed view's vectorised form lives with the simulator
+
+        hosts = list(self._hosts if hosts is None else hosts)
+        for h in hosts:
+            if h not in self._hosts:
+                raise PlatformError(_unknown_host_message(self, h))
+        n = len(hosts)
+        src, dst = np.divmod(np.arange(n * n), n)
+        routes = pair_routes(self, hosts, src, dst)
+        return routes.latency.reshape(n, n), routes.bandwidth.reshape(n, n)
 
     # --- the graph view -------------------------------------------------------------
     def graph(self) -> nx.DiGraph:

@@ -87,6 +87,8 @@ def plot_table(table: Table, path: str | Path) -> Path:
     elif len(xs) > 2 and min(float(x) for x in xs) > 0 and max(float(x) for x in xs) / min(float(x) for x in xs) > 1e3:
         ax.set_xscale("log")
     ax.set_xlabel(str(x_name))
+    if len(y_names) == 1:
+        ax.set_ylabel(str(y_names[0]))
     ax.set_title(table.title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
