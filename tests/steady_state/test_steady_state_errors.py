@@ -62,3 +62,50 @@ def test_options_are_checked_first(opts, name):
     c = cs.Series(cs.Scatter(source="h0", targets=["h1"], size=1), count=2)
     with pytest.raises(ValueError, match=name):
         cs.plan(p, c, algorithm="steady_state", **opts)
+
+
+def test_zero_throughput_cannot_be_built():
+    """Zero bandwidths or speeds are refused by the platform: a zero optimum never reaches the LP."""
+    with pytest.raises(PlatformError, match="bandwidth 0"):
+        Platform([Node("a"), Node("b")], [Link("ab", 0, 0, ends=("a", "b"))], name="zero")
+    with pytest.raises(PlatformError, match="speed 0"):
+        Platform([Node("a", speed=0), Node("b")], [Link("ab", 1e6, 0, ends=("a", "b"))], name="zero")
+
+
+def test_coefficients_beyond_floating_point_are_refused():
+    p = Platform([Node("a", speed=1e-300), Node("b", speed=1e-300)], [Link("ab", 1e6, 0, ends=("a", "b"))], name="far")
+    c = cs.Series(cs.Reduce(participants=["a", "b"], target="a", size=1, task_cost=1e300), count=2)
+    with pytest.raises(SteadyStateError, match="out of floating-point range"):
+        cs.plan(p, c, algorithm="steady_state")
+
+
+@pytest.mark.parametrize("make", [lambda: cs.Reduce(participants=["h0", "h1"], target="h0", size=1, task_cost=-1),
+                                  lambda: cs.Broadcast(source="h0", targets=["h1"], size=0),
+                                  lambda: cs.AllToMany({("h0", "h1"): 0.0}),
+                                  lambda: cs.AllToAll(senders=["h0", "h1"], size=-1)])
+def test_non_positive_sizes_and_costs_of_every_kind(make):
+    with pytest.raises(CollectiveError, match="must be finite and > 0"):
+        make()
+
+
+def test_limit_keeps_what_was_found_and_no_optimum():
+    p = cs.topologies.tiers(seed=3)
+    c = cs.Series(cs.AllToAll(senders=p.hosts[:6], size=1e6), count=2)
+    s = cs.plan(p, c, algorithm="steady_state", time_limit=1e-6)
+    assert s.status is cs.Status.LIMIT and s.bound is None and s.throughput == 0
+    assert not s.slots
+    with pytest.raises(Exception):
+        cs.validate(p, c, s)
+
+
+def test_fixed_period_says_so_and_keeps_the_exact_bound():
+    """Float bandwidths: the exact period is astronomically long, so a fixed one (section 4.6)."""
+    p = cs.topologies.tiers(seed=5)
+    h = list(p.hosts)
+    c = cs.Series(cs.Reduce(participants=h[:4], target=h[0], size=1e7, task_cost=1e7), count=4)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=4)
+    assert s.params["period_kind"] == "fixed"
+    assert "exact period needs" in s.message and "fixed period" in s.message and "stays the bound" in s.message
+    assert s.bound.value == s.activities["TP"] and s.throughput <= s.bound.value
+    assert (s.status is cs.Status.OPTIMAL) == (s.throughput == s.bound.value)
+    cs.validate(p, c, s)

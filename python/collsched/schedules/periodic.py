@@ -7,14 +7,25 @@ meanwhile), plus initialisation and clean-up slots. Pattern values use
 *relative* instance numbers: in period ``p`` a piece tagged ``@t`` stands for
 instance ``p * ops_per_period + t``, so a piece tagged with a negative
 instance is one that entered the pipeline in an earlier period (a relay
-forwards what it received one period before). Initialisation and clean-up
-slots use absolute instance numbers.
+forwards what it received one period before).
 
-Lowering for a series of ``K`` operations runs the initialisation slots,
-then enough periods for every instance ``0 .. K-1`` to complete (each
-transfer or task whose instances fall outside ``0 .. K-1`` is skipped: the
-pipeline fills and drains), then the clean-up slots. On every rank, the
-operations of a slot wait for that rank's operations of the previous slot.
+Lowering for a series of ``K`` operations (``q = ops_per_period``,
+``L = lag()``) takes one of two forms:
+
+* **Without phases** (``init`` and ``cleanup`` empty): enough periods for
+  every instance ``0 .. K-1`` to complete; each transfer or task whose
+  instances fall outside ``0 .. K-1`` is skipped (the pipeline fills and
+  drains inside the first and last ``L`` periods).
+* **With phases** (seed 000, §3.4): the ``init`` slots (absolute instance
+  numbers) bring every relay the messages that the first full period
+  forwards; then ``R = max(0, ceil(K/q) - L)`` full periods, period ``p``
+  reading ``@t`` as instance ``(p + L)·q + t``; then the ``cleanup`` slots,
+  whose instances count from the first one the periods leave unfinished
+  (``@t`` is instance ``R·q + t``). Pieces of instances ``>= K`` are skipped
+  everywhere. Both phases last a time independent of ``K``.
+
+On every rank, the operations of a slot wait for that rank's operations of
+the previous slot.
 
 Examples
 --------
@@ -184,7 +195,9 @@ class PeriodicSchedule(Schedule):
     trees : tuple of (Fraction, TreeSchedule)
         Weighted reduction or broadcast trees, where the algorithm extracts them.
     init, cleanup : tuple of Slot
-        Initialisation and clean-up phases (absolute instance numbers).
+        Initialisation and clean-up phases (seed 000, §3.4): ``init`` in
+        absolute instance numbers, ``cleanup`` counted from the first
+        instance the full periods leave unfinished (module docstring).
     denominator : int
         Unit of pieces.
 
@@ -285,7 +298,9 @@ class PeriodicSchedule(Schedule):
         Returns
         -------
         int
-            ``ceil(count / ops_per_period) + lag()``.
+            ``ceil(count / ops_per_period) + lag()`` without phases, the
+            full periods ``max(0, ceil(count / ops_per_period) - lag())``
+            between ``init`` and ``cleanup`` with them.
 
         Examples
         --------
@@ -299,6 +314,8 @@ class PeriodicSchedule(Schedule):
         >>> PeriodicSchedule(period=Fraction(1, 1000), ops_per_period=2, slots=[slot]).periods_for(5)
         4
         """
+        if self.init or self.cleanup:
+            return max(0, math.ceil(count / self.ops_per_period) - self.lag())
         return math.ceil(count / self.ops_per_period) + self.lag()
 
     def ranks(self, platform) -> tuple[str, ...]:
@@ -338,8 +355,9 @@ class PeriodicSchedule(Schedule):
         -------
         Program
             :meth:`periods_for` periods of the pattern between the init and
-            clean-up slots; transfers and tasks of instances outside
-            ``0 .. count - 1`` are left out.
+            clean-up slots (see the module docstring for how instances are
+            numbered with and without phases); transfers and tasks of
+            instances outside ``0 .. count - 1`` are left out.
 
         Examples
         --------
@@ -359,18 +377,34 @@ class PeriodicSchedule(Schedule):
         >>> [op.kind for op in map(prog.op, prog.ops_of("h1"))][:4]
         ['recv', 'recv', 'send', 'recv']
         >>> cs.validate(p, c, prog)
+
+        With phases (seed 000, §3.4): the initialisation brings the relay
+        instance 0, then every period is full (4 periods for 5 operations),
+        and the clean-up forwards the last instance.
+
+        >>> init = [Slot(Fraction(1, 1000), [PeriodicTransfer("h0", "h1", [block(0, 0, 2)], 1e3)])]
+        >>> cleanup = [Slot(Fraction(1, 1000), [PeriodicTransfer("h1", "h2", [block(0, 0, 2)], 1e3)])]
+        >>> s = PeriodicSchedule(throughput=1000, period=Fraction(1, 1000), init=init, cleanup=cleanup,
+        ...                      slots=[Slot(Fraction(1, 1000), [hop1, hop2])])
+        >>> s.periods_for(5), s.lower(p, c).n_messages
+        (4, 10)
+        >>> cs.validate(p, c, s)
         """
         collective = self.answering(collective)
         count = collective.count
         b = ProgramBuilder(self.ranks(platform), denominator=self.denominator, name=self.algorithm)
         done: dict[str, list[int]] = {}
+        q = self.ops_per_period
+        phased = bool(self.init or self.cleanup)
+        first = self.lag() if phased else 0
+        periods = self.periods_for(count)
         for slot in self.init:
             done = _emit(b, slot, 0, count, done)
-        for p in range(self.periods_for(count)):
+        for p in range(periods):
             for slot in self.slots:
-                done = _emit(b, slot, p * self.ops_per_period, count, done)
+                done = _emit(b, slot, (p + first) * q, count, done)
         for slot in self.cleanup:
-            done = _emit(b, slot, 0, count, done)
+            done = _emit(b, slot, periods * q if phased else 0, count, done)
         return b.build()
 
 

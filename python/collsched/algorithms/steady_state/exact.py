@@ -2,10 +2,12 @@
 
 The LPs of this package are built in standard form, ``max c·x`` subject to
 ``A x = b``, ``x >= 0`` (one-port and compute constraints carry explicit
-slack columns). HiGHS solves it in floating point; :func:`solve` then takes
-HiGHS's optimal basis, solves the basis system ``A_B x_B = b`` and the dual
-system ``A_B^T y = c_B`` in :class:`fractions.Fraction` (sparse Gaussian
-elimination), and re-checks exactly
+slack columns). HiGHS solves it in floating point; :func:`solve` then reads
+HiGHS's values and duals as nearby simple fractions and, when that guess
+fails the checks below, takes HiGHS's optimal basis and solves the basis
+system ``A_B x_B = b`` and the dual system ``A_B^T y = c_B`` in
+:class:`fractions.Fraction` (sparse Gaussian elimination). Either way it
+re-checks exactly
 
 * primal feasibility: ``A x = b`` row by row, ``x >= 0``;
 * dual feasibility: ``A^T y >= c`` column by column;
@@ -33,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -58,6 +61,14 @@ class SteadyStateError(CollschedError):
     ...
     collsched.algorithms.steady_state.exact.SteadyStateError: target 'h3' is unreachable from source 'h0'
     """
+
+
+_ONE, _MINUS_ONE = Fraction(1), Fraction(-1)
+
+
+def _fraction(v) -> Fraction:
+    """``Fraction(v)``, sharing the ubiquitous ±1 (flow LPs have millions of them)."""
+    return _ONE if v == 1 else _MINUS_ONE if v == -1 else Fraction(v)
 
 
 @dataclass
@@ -109,7 +120,7 @@ class LinearProgram:
         >>> lp.row({a: 1}, 0)
         0
         """
-        self.rows.append({j: Fraction(v) for j, v in coefs.items() if v != 0})
+        self.rows.append({j: v if type(v) is Fraction else _fraction(v) for j, v in coefs.items() if v != 0})
         self.rhs.append(Fraction(rhs))
         return len(self.rows) - 1
 
@@ -145,8 +156,14 @@ class LPSolution:
         HiGHS's own model status message.
     float_objective : float
         HiGHS's floating-point objective (what was found so far, on LIMIT).
+    recovery : str
+        How the exact values were found: ``"rounded"`` (HiGHS's floats read
+        as nearby fractions, then certified) or ``"basis"`` (the optimal
+        basis system solved in rationals, then certified).
     timings : dict
-        Seconds spent in ``solve`` (HiGHS) and ``exact`` (recovery and checks).
+        Seconds spent passing the LP to HiGHS (``input``), in HiGHS
+        (``solve``), recovering the exact basic solution and duals
+        (``recovery``) and checking them (``certificate``).
 
     Examples
     --------
@@ -162,6 +179,7 @@ class LPSolution:
     highs_status: str = ""
     float_objective: float = float("nan")
     timings: dict = field(default_factory=dict)
+    recovery: str = ""
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
@@ -245,6 +263,20 @@ def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
     return {c: out[c] for c in cols}
 
 
+def _as_float(a: Fraction, name) -> float:
+    """``a`` as HiGHS's double, refusing what a double cannot hold (a wrong LP would follow)."""
+    try:
+        f = float(a)
+    except OverflowError:
+        f = math.inf
+    if not (math.isfinite(f) and f != 0 and 1e-250 < abs(f) < 1e250):
+        exp = len(str(abs(a.numerator))) - len(str(a.denominator))
+        raise SteadyStateError(f"LP coefficient ~1e{exp} of {name} is out of floating-point range",
+                               fix="give sizes, costs, bandwidths and speeds in units that keep their ratios "
+                                   "within 1e250")
+    return f
+
+
 def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     """Solve ``lp`` with HiGHS, then recover and certify its optimum exactly.
 
@@ -274,9 +306,13 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     m, n = len(lp.rows), len(lp.names)
     start = np.zeros(n + 1, dtype=np.int32)
     cols: list[list] = [[] for _ in range(n)]
+    floats: dict = {}  # few distinct coefficients (±1, a size times a cost): convert each once
     for i, r in enumerate(lp.rows):
         for j, a in r.items():
-            cols[j].append((i, float(a)))
+            f = floats.get(a)
+            if f is None:
+                f = floats[a] = _as_float(a, lp.names[j])
+            cols[j].append((i, f))
     np.cumsum([len(c) for c in cols], out=start[1:])
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -300,11 +336,12 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     model.a_matrix_.value_ = np.array([a for c in cols for _, a in c])
     model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, m
     h.passModel(model)
+    t_run = time.perf_counter()
     h.run()
     st = h.getModelStatus()
     message = h.modelStatusToString(st)
     t1 = time.perf_counter()
-    timings = {"solve": t1 - t0}
+    timings = {"input": t_run - t0, "solve": t1 - t_run}
     obj = h.getInfo().objective_function_value
     if st == highspy.HighsModelStatus.kInfeasible:
         return LPSolution(Status.INFEASIBLE, highs_status=message, timings=timings)
@@ -315,6 +352,16 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     basis = h.getBasis()
     basic = highspy.HighsBasisStatus.kBasic
     bcols = [j for j, s in enumerate(basis.col_status) if s == basic]
+    # first try: HiGHS's floats rounded to nearby simple fractions; kept only if the certificate holds
+    guess = _rounded(lp, h.getSolution(), bcols)
+    if guess is not None:
+        x, y = guess
+        t2 = time.perf_counter()
+        if _certify(lp, x, y):
+            objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
+            timings["recovery"] = t2 - t1
+            timings["certificate"] = time.perf_counter() - t2
+            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded")
     brows = {i for i, s in enumerate(basis.row_status) if s == basic}
     eq_rows = [i for i in range(m) if i not in brows]
     bset = set(bcols)
@@ -333,10 +380,38 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     y = [Fraction(0)] * m
     for i, v in yv.items():
         y[i] = v
+    t2 = time.perf_counter()
     certified = _certify(lp, x, y)
     objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
-    timings["exact"] = time.perf_counter() - t1
-    return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings)
+    timings["recovery"] = t2 - t1
+    timings["certificate"] = time.perf_counter() - t2
+    return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings,
+                      "basis")
+
+
+#: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).
+ROUND_DENOMINATOR = 10**6
+
+
+def _rounded(lp: LinearProgram, solution, bcols: list):
+    """HiGHS's primal values of the basic columns and its row duals as nearby fractions, or None.
+
+    A solution read this way is only a guess: :func:`_certify` accepts it
+    (then it is an exact optimum, whatever its origin) or the exact basis
+    solve runs. Flow LPs on platforms with simple costs have simple optimal
+    vertices, so the guess usually holds and saves the rational elimination.
+    """
+    xs, ys = solution.col_value, solution.row_dual
+    if len(xs) != len(lp.names) or len(ys) != len(lp.rows):
+        return None
+    x = [Fraction(0)] * len(lp.names)
+    for j in bcols:
+        v = xs[j]
+        if v != v or abs(v) > 1e12:
+            return None
+        x[j] = Fraction(v).limit_denominator(ROUND_DENOMINATOR) if abs(v) > 1e-12 else Fraction(0)
+    y = [Fraction(v).limit_denominator(ROUND_DENOMINATOR) if abs(v) > 1e-12 else Fraction(0) for v in ys]
+    return x, y
 
 
 def _certify(lp: LinearProgram, x: list, y: list) -> bool:

@@ -179,7 +179,7 @@ def one_port_rows(lp: LinearProgram, net: Network, busy: dict) -> None:
             coefs: dict = {}
             for e in edges[n]:
                 for j, a in busy.get(e, {}).items():
-                    coefs[j] = coefs.get(j, 0) + a
+                    coefs[j] = coefs[j] + a if j in coefs else a
             if coefs:
                 coefs[lp.column(("slack", side, n))] = Fraction(1)
                 lp.row(coefs, 1)
@@ -223,23 +223,29 @@ def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolut
     lp.objective[tp] = Fraction(1)
     col: dict = {}
     busy: dict = {}
+    seconds: dict = {}  # size · c(e), computed once per distinct size and edge
     for k, (a, b, size) in enumerate(commodities):
         for e in net.edges:
             if e[1] == a or e[0] == b:
                 continue
             j = col[(e[0], e[1], k)] = lp.column(("send", e[0], e[1], k))
-            busy.setdefault(e, {})[j] = size * net.cost[e]
+            sec = seconds.get((size, e))
+            if sec is None:
+                sec = seconds[(size, e)] = size * net.cost[e]
+            busy.setdefault(e, {})[j] = sec
     for k, (a, b, _) in enumerate(commodities):
         for n in net.nodes:
             if n == a:
                 continue
-            coefs: dict = {}
+            coefs: dict = {}  # edges join distinct nodes, so each column appears once
             for e in net.in_edges[n]:
-                if (e[0], e[1], k) in col:
-                    coefs[col[(e[0], e[1], k)]] = coefs.get(col[(e[0], e[1], k)], 0) + 1
+                j = col.get((e[0], e[1], k))
+                if j is not None:
+                    coefs[j] = 1
             for e in net.out_edges[n]:
-                if (e[0], e[1], k) in col:
-                    coefs[col[(e[0], e[1], k)]] = coefs.get(col[(e[0], e[1], k)], 0) - 1
+                j = col.get((e[0], e[1], k))
+                if j is not None:
+                    coefs[j] = -1
             if n == b:
                 coefs[tp] = Fraction(-1)
             if coefs:

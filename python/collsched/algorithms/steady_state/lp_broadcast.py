@@ -8,12 +8,17 @@ of a message serves every target downstream); one-port on ``n``:
 optimum bounds the throughput of any broadcast schedule.
 
 The schedule packs broadcast trees (arborescences from the source reaching
-every target) greedily into ``n``: a shortest-path tree over the edges with
-capacity left, weighted by the smallest capacity it uses, until none is
-left. When every node is a target this is Edmonds' setting, where a packing
-of total weight ``TP`` exists; the greedy packing may fall short of it, and
-with routers or non-target hosts (Steiner trees) ``TP`` may not be reachable
-at all: the schedule's status then says FEASIBLE, with the LP as its bound.
+every target) into ``n`` (:func:`pack_trees`). Edmonds' branching theorem
+says a packing of total weight ``TP`` exists among arborescences spanning a
+node set ``S`` when every node of ``S`` has ``λ_n(source, v) >= TP`` inside
+``S``: every target has it (its flow ``x_t <= n`` carries ``TP``), so ``S``
+is the largest such set (nodes below ``TP`` dropped until none is); if it
+keeps every target, :func:`~.packing.pack_arborescences` packs exactly
+``TP`` (checked) and the trees are pruned to the targets. Otherwise some
+router or non-target host carries only part of a target's flow: the
+problem is then a multicast, for which the LP bound need not be reachable
+(NP-hard, seed 000 section 7); a greedy packing is used and the schedule's
+status says FEASIBLE, with the exact LP optimum as its bound.
 
 Examples
 --------
@@ -31,9 +36,11 @@ from fractions import Fraction
 
 import networkx as nx
 
+from ...errors import CollschedError
 from ...schedules.base import Status
 from .exact import LinearProgram, LPSolution, SteadyStateError, solve
 from .lp_alltoall import Network, _check_reachable, network, one_port_rows
+from .packing import max_flow, pack_arborescences
 
 __all__ = ["BroadcastSolution", "solve_broadcast", "pack_trees"]
 
@@ -138,7 +145,11 @@ def solve_broadcast(platform, broadcast, *, time_limit: float = 60.0) -> Broadca
 
 
 def pack_trees(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
-    """Greedy packing of broadcast trees into the edge usage: ``(rate, {node: (parent, depth)})``.
+    """Broadcast trees packed into the edge usage: ``(rate, {node: (parent, depth)})``, exact when possible.
+
+    ``depth`` is the hop of the edge ``parent → node`` (0 out of the source).
+    The rates sum to exactly ``TP`` when Edmonds' theorem applies (module
+    docstring); else they come from a greedy packing and may sum to less.
 
     Examples
     --------
@@ -148,6 +159,49 @@ def pack_trees(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
     >>> sum(w for w, _ in pack_trees(b)) == b.throughput
     True
     """
+    cap = {e: x for e, x in b.usage.items() if x > 0}
+    span = {x for e in cap for x in e} | {b.source}
+    while True:  # the largest node set in which every node keeps λ >= TP
+        inside = {e: x for e, x in cap.items() if e[0] in span and e[1] in span}
+        low = {v for v in span if v != b.source and max_flow(inside, (b.source,), v)[0] < b.throughput}
+        if not low:
+            break
+        span -= low
+    if all(t in span for t in b.targets):
+        trees = [(w, _prune(parent, b.source, b.targets))
+                 for w, parent in pack_arborescences(inside, b.source, b.throughput)]
+        _check_packing(trees, b)
+        return trees
+    return _greedy(b)
+
+
+def _prune(parent: dict, source, targets) -> dict:
+    """The arborescence cut down to the paths reaching ``targets``, each edge with its hop."""
+    tree: dict = {}
+    for t in targets:
+        path = [t]
+        while path[-1] != source:
+            path.append(parent[path[-1]])
+        path.reverse()
+        for d, (u, v) in enumerate(zip(path, path[1:])):
+            tree[v] = (u, d)
+    return tree
+
+
+def _check_packing(trees: list, b: BroadcastSolution) -> None:
+    """Total weight ``TP`` and every edge within its usage ``n``, exactly."""
+    total = sum((w for w, _ in trees), Fraction(0))
+    used: dict = {}
+    for w, tree in trees:
+        for v, (u, _) in tree.items():
+            used[(u, v)] = used.get((u, v), 0) + w
+    over = [e for e, x in used.items() if x > b.usage.get(e, 0)]
+    if total != b.throughput or over:
+        raise CollschedError(f"broadcast tree packing of weight {total} (TP {b.throughput}) exceeds n on {over}")
+
+
+def _greedy(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
+    """Shortest-path trees over the edges with usage left, each weighted by the smallest it uses."""
     cap = dict(b.usage)
     out = []
     total = Fraction(0)

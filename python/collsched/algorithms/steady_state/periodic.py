@@ -1,15 +1,20 @@
 """From an exact LP optimum to a periodic schedule: period, matchings, slots, lowering (seed 000, §3.3-3.4).
 
-1. **Period.** ``T`` = lcm of the denominators of every activity variable
-   (``send`` and ``s``), as in seed 000; ``TP·T`` operations start per
-   period. When that count exceeds ``max_ops`` (floating-point platform data
-   give huge denominators), a fixed period is used instead (§4.6): each
-   route or tree of rate ``r`` gets ``floor(r·T_fixed)`` operations.
+1. **Period.** Seed 000's ``T`` = lcm of the denominators of every
+   activity, divided by the gcd of the resulting counts
+   (:func:`shortest_period`): the shortest period in which every route or
+   tree carries whole operations; ``TP·T`` operations start per period.
+   When that count exceeds ``max_ops`` (floating-point platform data give
+   huge denominators), a fixed period is used instead (§4.6): each route or
+   tree of rate ``r`` gets ``floor(r·T_fixed)`` operations.
 2. **Routes.** Each message type's flow is decomposed into paths (the
    circulations left over carry nothing and are dropped); every operation of
-   the period is assigned a path, and hop ``h`` of that path happens ``h``
-   periods after the operation's first period (relative instance ``t - h·q``),
-   so a relay always forwards what it received in an earlier period.
+   the period is assigned a path (reduces: a reduction tree; broadcasts: an
+   arborescence). Each hop or task runs some ``stage`` periods after its
+   operation's first (relative instance ``t - stage·q``): the same period as
+   its predecessor when the predecessor's last slot comes before its first
+   one, the next period otherwise (``plan._stages``), so a relay forwards
+   only what it already holds.
 3. **Matchings.** The bipartite send/receive multigraph of one period (edge
    weight = seconds of transfer on that edge) is made weight-regular and
    peeled into perfect matchings (:func:`color`); their durations sum to the
@@ -19,11 +24,16 @@
    slot carries the pieces that fall into its interval (split messages, in
    units of ``1/denominator``). Without splitting (``split=False``) a
    message goes whole into the slot where it starts.
-5. **Init and clean-up.** The pipeline fills and drains inside the lowered
-   program: transfers of instances outside ``0 .. K-1`` are skipped, so the
-   first ``lag`` periods are the initialisation and the last ``lag`` the
-   clean-up; both last a constant number of periods, independent of ``K``,
-   which is what §3.4's asymptotic optimality needs.
+5. **Init and clean-up** (§3.4, :func:`phases`). A task of stage ``s``
+   runs ``s`` periods after its operation's first, so before the first full
+   period every relay must already hold what that period forwards: the
+   initialisation sends it along the same routes; after the last full period
+   the clean-up carries every message still on its way to its destination
+   (one transfer at a time as in the paper, or in the pattern's matchings
+   restricted to the operations that exist). Both
+   take a time that depends on the pattern, not on the number ``K`` of
+   operations, so ``K`` operations take ``init + R·T + cleanup`` with
+   ``R = ceil(K/q) - lag`` full periods: §3.4's asymptotic optimality.
 
 Examples
 --------
@@ -36,14 +46,16 @@ Fraction(3, 1)
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 
 import networkx as nx
 
-from ...schedules.periodic import PeriodicTransfer, Slot
+from ...schedules.periodic import PeriodicTask, PeriodicTransfer, Slot
 from ...schedules.values import Piece
 
-__all__ = ["period_of", "decompose_paths", "color", "route_slots", "type_amounts", "whole_slots"]
+__all__ = ["period_of", "shortest_period", "decompose_paths", "color", "route_slots", "type_amounts", "whole_slots",
+           "phases"]
 
 
 def period_of(values) -> int:
@@ -58,6 +70,35 @@ def period_of(values) -> int:
     t = 1
     for v in values:
         t = math.lcm(t, Fraction(v).denominator)
+    return t
+
+
+def shortest_period(values, multiple_of=None) -> Fraction:
+    """The shortest period ``T`` (a multiple of ``multiple_of``) in which every rate ``v`` gives ``v·T`` whole.
+
+    Seed 000 takes ``T = lcm`` of the denominators; every ``v·T`` then is an
+    integer, and so is every ``v·T/g`` with ``g`` the gcd of those integers:
+    ``T/g`` is the shortest such period (the rates that are integer
+    combinations of ``values`` — routes, trees — stay whole too). For the
+    paper's examples both coincide.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> shortest_period([F(1, 4), F(1, 6)]), shortest_period([F(125, 4032), F(250, 4032)])
+    (Fraction(12, 1), Fraction(4032, 125))
+    >>> shortest_period([F(1, 2)], multiple_of=F(4032, 125))
+    Fraction(4032, 1)
+    """
+    values = [Fraction(v) for v in values if v]
+    t = Fraction(period_of(values))
+    g = 0
+    for v in values:
+        g = math.gcd(g, int(v * t))
+    t = t / g if g else t
+    if multiple_of is not None:
+        m = Fraction(multiple_of)
+        t = Fraction(math.lcm(t.numerator, m.numerator), math.gcd(t.denominator, m.denominator))
     return t
 
 
@@ -275,7 +316,7 @@ def whole_slots(items: dict, mats: list, amounts: dict, scale: int) -> list:
     return slots
 
 
-def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40):
+def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40, timings: dict | None = None):
     """Slots of one period from the messages on each edge.
 
     Parameters
@@ -288,6 +329,8 @@ def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40):
         messages go into the slot where they start.
     max_denominator : int
         Above this piece denominator, messages are not split.
+    timings : dict, optional
+        Seconds of the colouring are added to its ``"colouring"`` entry.
 
     Returns
     -------
@@ -303,39 +346,45 @@ def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40):
     (1, 1, Fraction(1, 1))
     """
     weights = {e: sum((x[1] for x in msgs), Fraction(0)) for e, msgs in items.items() if msgs}
+    t0 = time.perf_counter()
     mats = color(weights)
+    if timings is not None:
+        timings["colouring"] = timings.get("colouring", 0.0) + time.perf_counter() - t0
+    # exact integer time: one unit is 1/D seconds, D the lcm of every duration's denominator
+    D = period_of([d for d, _ in mats] + [x[1] for msgs in items.values() for x in msgs])
     # each edge's timeline: matching k covers [pos, pos + d) of it
     cuts: dict = {e: [] for e in weights}
     for k, (d, edges) in enumerate(mats):
+        di = int(d * D)
         for e in edges:
-            start = cuts[e][-1][2] if cuts[e] else Fraction(0)
-            cuts[e].append((k, start, start + d))
+            start = cuts[e][-1][2] if cuts[e] else 0
+            cuts[e].append((k, start, start + di))
+    # messages and matchings both lie end to end on the edge's timeline: one sweep finds their overlaps
+    secs = {e: [int(x[1] * D) for x in msgs] for e, msgs in items.items()}
+    overlaps = {e: _sweep(secs[e], cuts.get(e, [])) for e in items}
     den = 1
     if split:
-        for e, msgs in items.items():
-            t = Fraction(0)
-            for _, sec, _ in msgs:
-                for _, a, b in cuts.get(e, ()):
-                    for x in (a, b):
-                        if t < x < t + sec:
-                            den = math.lcm(den, ((x - t) / sec).denominator)
-                t += sec
+        for e in items:
+            for i, _, lo, hi, t in overlaps[e]:
+                sec = secs[e][i]
+                for x in (lo, hi):
+                    if t < x < t + sec:
+                        den = math.lcm(den, sec // math.gcd(x - t, sec))
         if den > max_denominator:
             split, den = False, 1
     per_slot: list[dict] = [dict() for _ in mats]
     for e, msgs in items.items():
-        t = Fraction(0)
-        for value, sec, size in msgs:
-            for k, a, b in cuts.get(e, ()):
-                if split:
-                    lo, hi = max(a, t), min(b, t + sec)
-                    if lo < hi:
-                        s, f = (lo - t) / sec * den, (hi - t) / sec * den
-                        per_slot[k].setdefault(e, []).append((Piece(value, int(s), int(f)), size * float(f - s) / den))
-                elif a <= t < b or (t >= b and k == cuts[e][-1][0] and t == b):
-                    per_slot[k].setdefault(e, []).append((value, size))
-                    break
-            t += sec
+        last = None
+        for i, k, lo, hi, t in overlaps[e]:
+            value, _, size = msgs[i]
+            if split:
+                if lo < hi:
+                    sec = secs[e][i]
+                    a, b = (lo - t) * den // sec, (hi - t) * den // sec
+                    per_slot[k].setdefault(e, []).append((Piece(value, a, b), size * (b - a) / den))
+            elif i != last:  # whole, in the slot where it starts
+                per_slot[k].setdefault(e, []).append((value, size))
+                last = i
     slots = []
     for (d, _), msgs in zip(mats, per_slot):
         transfers = []
@@ -349,3 +398,124 @@ def route_slots(items: dict, split: bool = True, max_denominator: int = 2**40):
                 transfers.append(PeriodicTransfer(u, v, [x for x, _ in group], sum(sz for _, sz in group)))
         slots.append(Slot(d, transfers))
     return slots, den
+
+
+def _sweep(secs: list, cuts: list) -> list:
+    """``(message index, matching, lo, hi, message start)`` for each overlap of two end-to-end timelines.
+
+    ``secs`` are the messages' durations laid from time 0; ``cuts`` are
+    ``(matching, start, end)`` in order. A message starting exactly where
+    the last cut ends (no room left) is given to that cut, empty.
+    """
+    out = []
+    j = 0
+    t = 0
+    for i, sec in enumerate(secs):
+        end = t + sec
+        while j < len(cuts) and cuts[j][2] <= t:
+            j += 1
+        if j == len(cuts):
+            if cuts:
+                out.append((i, cuts[-1][0], t, t, t))
+        else:
+            jj = j
+            while jj < len(cuts) and cuts[jj][1] < end:
+                k, a, b = cuts[jj]
+                out.append((i, k, max(a, t), min(b, end), t))
+                jj += 1
+        t = end
+    return out
+
+
+def _inst(x) -> int:
+    return x.value.inst if isinstance(x, Piece) else x.inst
+
+
+def _moved(items, offset: int) -> list:
+    """Values or pieces moved by ``offset`` instances."""
+    return [Piece(x.value._replace(inst=x.value.inst + offset), x.start, x.end) if isinstance(x, Piece)
+            else x._replace(inst=x.inst + offset) for x in items]
+
+
+def phases(slots, q: int, lag: int, cost: dict, speed: dict, *, sequential: bool = False) -> tuple[tuple, tuple]:
+    """The initialisation and clean-up phases of a pattern (seed 000, §3.4), one operation per slot.
+
+    The pattern runs in full from its first period when the initialisation
+    has done what the ``lag`` periods before it would have done for
+    instances ``>= 0`` (a virtual period ``p`` in ``-lag .. -1`` reads ``@t``
+    as instance ``(p + lag)·q + t``); the clean-up does what the ``lag``
+    periods after the last full one would do for the instances already
+    started (instances ``< lag·q``, counted from the first one the full
+    periods leave unfinished). Going period by period, every relay forwards
+    only what it already holds, and both phases last a time that does not
+    depend on the number of operations (§3.4).
+
+    With ``sequential``, each transfer or computation gets its own slot: the
+    paper's phases, in which the messages travel one at a time. Without (the
+    default), each slot of those periods keeps the transfers and
+    computations of the instances that exist: still a one-port matching, so
+    each phase lasts at most ``lag`` periods — the improvement the paper
+    says its sequential phases "could easily" take (§3.3).
+
+    Parameters
+    ----------
+    slots : sequence of Slot
+        One period of the pattern (relative instances).
+    q : int
+        Operations per period.
+    lag : int
+        :meth:`PeriodicSchedule.lag` of the pattern.
+    cost : dict
+        ``(u, v) -> seconds per byte`` (exact), for the slots' durations.
+    speed : dict
+        ``host -> flop/s`` (exact), for computations.
+    sequential : bool
+        One transfer or computation per slot (else the matchings, filtered).
+
+    Returns
+    -------
+    (tuple of Slot, tuple of Slot)
+        ``init`` (absolute instances) and ``cleanup`` (instances counted from
+        the first unfinished one).
+
+    Examples
+    --------
+    A relay forwarding in period ``p`` what it received in ``p - 1``: the
+    initialisation sends instance 0 to the relay, the clean-up forwards the
+    last instance.
+
+    >>> from fractions import Fraction as F
+    >>> from collsched.schedules.values import block
+    >>> hop1 = PeriodicTransfer("h0", "h1", [block(0, 0, 2)], 1.0)
+    >>> hop2 = PeriodicTransfer("h1", "h2", [block(-1, 0, 2)], 1.0)
+    >>> init, cleanup = phases([Slot(F(1), [hop1, hop2])], 1, 1, {("h0", "h1"): F(1), ("h1", "h2"): F(1)}, {},
+    ...                        sequential=True)
+    >>> [t.pieces for s in init for t in s.transfers], [t.pieces for s in cleanup for t in s.transfers]
+    ([(m[0→2]@0,)], [(m[0→2]@0,)])
+    """
+    # each transfer and task once: its pieces and the range of its relative instances
+    pattern = []
+    for slot in slots:
+        ts = [(t, t.pieces) for t in slot.transfers]
+        ks = [(k, k.inputs + (k.output,)) for k in slot.tasks]
+        pattern.append((slot.duration, [(t, ps, min(map(_inst, ps)), max(map(_inst, ps))) for t, ps in ts],
+                        [(k, ps, min(map(_inst, ps)), max(map(_inst, ps))) for k, ps in ks]))
+    init, cleanup = [], []
+    for phase, periods, hi in ((init, range(-lag, 0), None), (cleanup, range(0, lag), lag * q)):
+        for p in periods:
+            offset = (p + lag) * q
+            for duration, ts, ks in pattern:
+                transfers = [PeriodicTransfer(t.src, t.dst, _moved(ps, offset), t.size) for t, ps, lo, up in ts
+                             if lo + offset >= 0 and (hi is None or up + offset < hi)]
+                tasks = []
+                for k, ps, lo, up in ks:
+                    if lo + offset >= 0 and (hi is None or up + offset < hi):
+                        moved = _moved(ps, offset)
+                        tasks.append(PeriodicTask(k.node, moved[:-1], moved[-1], k.cost))
+                if not sequential:
+                    if transfers or tasks:
+                        phase.append(Slot(duration, transfers, tasks))
+                    continue
+                phase.extend(Slot(Fraction(t.size) * cost[(t.src, t.dst)], [t]) for t in transfers)
+                phase.extend(Slot(Fraction(t.cost) / speed[t.node], [], [t]) for t in tasks)
+    return tuple(init), tuple(cleanup)

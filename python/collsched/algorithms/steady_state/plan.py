@@ -12,16 +12,19 @@ Examples
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 from ...collectives import AllToAll, AllToMany, Broadcast, Reduce, Scatter
 from ...errors import CollectiveError
 from ...schedules.base import Bound, Status
 from ...schedules.periodic import PeriodicSchedule
+from ...schedules.values import Piece
 from ..registry import register
 from .exact import SteadyStateError
 from .lp_alltoall import commodities_of, solve_flows
-from .periodic import color, decompose_paths, period_of, route_slots, type_amounts, whole_slots
+from .periodic import color, decompose_paths, period_of, route_slots, shortest_period, type_amounts, whole_slots
+from .periodic import phases as build_phases
 
 __all__ = ["steady_state", "fixed_counts"]
 
@@ -60,27 +63,115 @@ def _integer_counts(rates: list[Fraction], T: Fraction, tp: Fraction, max_ops: i
 WHOLE_MAX_OPS = 4096
 
 
-def _assemble(build, counts: list[int], q: int, split: bool):
-    """Slots of one period from ``build(counts, q) -> (items, work)``; returns (slots, denominator, q, scale).
+def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
+    """One period's slots from ``build(counts, q, tag) -> (items, work, deps)``: (slots, denominator, q, scale).
+
+    ``build`` names the instance of every task through ``tag(key, t, stage)``
+    (``key`` unique to the task, ``t`` its operation in the period, ``stage``
+    the periods it trails its operation's first one) and gives each task's
+    predecessors in ``deps``; the slots are laid out first, then
+    :func:`_stages` sets each task's stage from where its predecessors fall.
 
     With ``split`` messages are cut at the matchings' boundaries (pieces);
     without, the period is scaled so that every matching carries whole
     messages (seed 000, Fig. 4(b)), or, when that scale is too large, each
     message goes whole into the slot where it starts.
     """
-    items, work = build(counts, q)
+    t0 = time.perf_counter()
+    tags: list = []
+
+    def tag(key, t, stage):
+        tags.append((key, t, stage))
+        return len(tags) - 1
+
+    items, work, deps = build(counts, q, tag)
     if split:
-        slots, den = route_slots(items, split=True)
-        return _with_tasks(slots, work), den, q, 1
-    weights = {e: sum((x[1] for x in msgs), Fraction(0)) for e, msgs in items.items() if msgs}
-    mats = color(weights)
-    amounts = type_amounts(items, mats)
-    scale = period_of(amounts.values())
-    if q * scale <= max(WHOLE_MAX_OPS, q):
-        items2, work2 = build([c * scale for c in counts], q * scale)
-        return _with_tasks(whole_slots(items2, mats, amounts, scale), work2), 1, q * scale, scale
-    slots, _ = route_slots(items, split=False)
-    return _with_tasks(slots, work), 1, q, 1
+        slots, den = route_slots(items, split=True, timings=timings)
+        slots, den, q2, scale = _with_tasks(_by_depth(slots, tags), work), den, q, 1
+    else:
+        weights = {e: sum((x[1] for x in msgs), Fraction(0)) for e, msgs in items.items() if msgs}
+        t1 = time.perf_counter()
+        mats = color(weights)
+        timings["colouring"] = timings.get("colouring", 0.0) + time.perf_counter() - t1
+        amounts = type_amounts(items, mats)
+        scale = period_of(amounts.values())
+        if q * scale <= max(WHOLE_MAX_OPS, q):
+            items2, work2, deps = build([c * scale for c in counts], q * scale, tag)
+            whole = _by_depth(whole_slots(items2, mats, amounts, scale), tags)
+            slots, den, q2 = _with_tasks(whole, work2), 1, q * scale
+        else:
+            slots, _ = route_slots(items, split=False, timings=timings)
+            slots, den, q2, scale = _with_tasks(_by_depth(slots, tags), work), 1, q, 1
+    slots = _stages(slots, tags, deps, q2)
+    timings["slots"] = time.perf_counter() - t0 - timings.get("colouring", 0.0)
+    return slots, den, q2, scale
+
+
+def _by_depth(slots: list, tags: list) -> list:
+    """The matchings in order of the mean depth (hop or tree stage) of what they carry.
+
+    Any order of a period's matchings respects one-port; carrying the first
+    hops first lets a message go several hops within one period.
+    """
+    def depth(slot):
+        ds = [tags[_tag_of(x)][2] for t in slot.transfers for x in t.pieces]
+        return sum(ds) / len(ds) if ds else 0.0
+
+    return sorted(slots, key=depth)
+
+
+def _tag_of(x) -> int:
+    return (x.value if isinstance(x, Piece) else x).inst
+
+
+def _retag(x, inst: int):
+    if isinstance(x, Piece):
+        return Piece(x.value._replace(inst=inst), x.start, x.end)
+    return x._replace(inst=inst)
+
+
+def _stages(slots: tuple, tags: list, deps: dict, q: int) -> tuple:
+    """Give every task its stage and its relative instance ``t - stage·q`` (seed 000, §3.3's pipelining).
+
+    A task runs in the same period as its predecessor when the
+    predecessor's last slot comes before the task's first one (a relay
+    forwards later in the period what it received earlier), one period
+    later otherwise; so the pipeline is as shallow as the slot order allows,
+    and :meth:`PeriodicSchedule.lag` (the initialisation and clean-up) with
+    it.
+    """
+    from ...schedules.periodic import PeriodicTask, PeriodicTransfer, Slot
+
+    first: dict = {}
+    last: dict = {}
+    for i, slot in enumerate(slots):
+        ids = [_tag_of(x) for t in slot.transfers for x in t.pieces] + [_tag_of(t.output) for t in slot.tasks]
+        for j in ids:
+            key = tags[j][0]
+            first.setdefault(key, i)
+            last[key] = i
+    stage: dict = {}
+
+    def stage_of(key) -> int:
+        if key not in stage:
+            s = 0
+            for p in deps.get(key, ()):
+                s = max(s, stage_of(p) + (1 if last[p] >= first[key] else 0))
+            stage[key] = s
+        return stage[key]
+
+    def inst(x) -> int:
+        key, t, _ = tags[_tag_of(x)]
+        return t - stage_of(key) * q
+
+    out = []
+    for slot in slots:
+        transfers = [PeriodicTransfer(t.src, t.dst, [_retag(x, inst(x)) for x in t.pieces], t.size)
+                     for t in slot.transfers]
+        tasks = [PeriodicTask(t.node, [_retag(x, inst(x)) for x in t.inputs], _retag(t.output, inst(t.output)),
+                              t.cost) for t in slot.tasks]
+        out.append(Slot(slot.duration, transfers, tasks))
+    return tuple(out)
 
 
 def _with_tasks(slots: list, work: dict) -> tuple:
@@ -107,17 +198,72 @@ def _with_tasks(slots: list, work: dict) -> tuple:
     return tuple(Slot(sl.duration, sl.transfers, tuple(ts)) for sl, ts in zip(slots, tasks_of))
 
 
-def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra):
+def _tree_preds(tree: list) -> list[list[int]]:
+    """For each task of a reduction tree (producers listed first), the indices of the tasks it reads from."""
+    producer: dict = {}
+    out = []
+    for x, task in enumerate(tree):
+        if task.key[0] == "send":
+            _, u, v, k, m = task.key
+            needs, made = [(k, m, u)], (k, m, v)
+        else:
+            _, i, k, l, m = task.key
+            needs, made = [(k, l, i), (l + 1, m, i)], (k, m, i)
+        out.append([producer[n] for n in needs if n in producer])
+        producer[made] = x
+    return out
+
+
+def _as_tree(source: str, tree: dict):
+    """A broadcast arborescence ``{node: (parent, depth)}`` as a :class:`TreeSchedule`."""
+    from ...schedules.trees import TreeSchedule
+
+    children: dict = {}
+    for v, (u, _) in tree.items():
+        children.setdefault(u, []).append(v)
+    return TreeSchedule(root=source, children={u: tuple(vs) for u, vs in children.items()},
+                        algorithm="steady_state")
+
+
+def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
+            net, trees=()):
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
-    params.update(ranks=tuple(used), period_kind="exact" if exact else "fixed", lp_period=T, whole_scale=scale)
+    params.update(ranks=list(used), period_kind="exact" if exact else "fixed", lp_period=str(T), whole_scale=scale)
     thr = Fraction(q) / (period * scale)
+    # §3.4: the initialisation fills every relay, the clean-up drains what is still on its way
+    pattern = PeriodicSchedule(period=period * scale, ops_per_period=q, slots=slots, denominator=den)
+    t0 = time.perf_counter()
+    init, cleanup = build_phases(slots, q, pattern.lag(), net.cost, net.speed,
+                                 sequential=params["phases"] == "sequential")
+    params["timings"]["phases"] = time.perf_counter() - t0
     return PeriodicSchedule(
         throughput=thr, period=period * scale, ops_per_period=q, activities=acts, slots=slots, denominator=den,
+        init=init, cleanup=cleanup, trees=trees,
         algorithm="steady_state", params=params,
         bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
-        status=Status.OPTIMAL if exact and thr == tp else Status.FEASIBLE,
-        message=_message(sol, size, extra + ("" if exact else f"; fixed period {float(period):.6g} s, {q} ops per period")))
+        status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
+        message=_message(sol, size, extra + _fixed_note(exact, tp, T, period, q, thr)))
+
+
+def _fixed_note(exact: bool, tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction) -> str:
+    """What the message says when the exact period was too long and a fixed one replaced it (section 4.6)."""
+    if exact:
+        return ""
+    ops = tp * T
+    digits = len(str(ops.numerator // ops.denominator))
+    need = f"{ops}" if ops.denominator == 1 and ops < 10**6 else f"a {digits}-digit number of"
+    return (f"; the exact period needs {need} operations (more than max_ops), so a fixed period of "
+            f"{float(period):.6g} s with {q} operations is used (section 4.6): throughput "
+            f"{float(thr / tp):.4%} of the exact LP optimum, which stays the bound")
+
+
+def _params(solution, size, elapsed: float, phases: str) -> dict:
+    """The schedule's params: LP size, HiGHS's words, seconds per stage (``build`` = LP construction)."""
+    tm = dict(solution.timings)
+    tm["build"] = elapsed - sum(tm.get(k, 0.0) for k in ("solve", "recovery", "certificate"))
+    tm.pop("input", None)
+    return {"lp_size": list(size), "highs_status": solution.highs_status, "timings": tm, "phases": phases}
 
 
 def _failed(sol, size, params):
@@ -126,13 +272,14 @@ def _failed(sol, size, params):
                                message=_message(sol, size, extra))
 
 
-def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float):
+def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float, phases: str):
     from ...schedules.values import block
 
     comms = commodities_of(collective)
+    t0 = time.perf_counter()
     f = solve_flows(platform, comms, time_limit=time_limit)
     sol = f.solution
-    params = {"lp_size": f.size, "highs_status": sol.highs_status, "timings": dict(sol.timings)}
+    params = _params(sol, f.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, f.size, params)
     tp = f.throughput
@@ -142,14 +289,18 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
         acts[f"send({u}->{v}, m[{a}->{b}])"] = val
     for (u, v), val in f.occupation.items():
         acts[f"s({u}->{v})"] = val
-    T = Fraction(period_of(acts.values()))
+    T = shortest_period(v for name, v in acts.items() if not name.startswith("s("))
+    t0 = time.perf_counter()
+    flows: dict = {}
+    for (u, v, k), val in f.send.items():
+        flows.setdefault(k, {})[(u, v)] = val
     paths, rates, owner = [], [], []
     for k, (a, b, _) in enumerate(comms):
-        flow = {(u, v): val for (u, v, kk), val in f.send.items() if kk == k}
-        for r, path in decompose_paths(flow, a, b):
+        for r, path in decompose_paths(flows.get(k, {}), a, b):
             paths.append(path)
             rates.append(r)
             owner.append(k)
+    params["timings"]["decomposition"] = time.perf_counter() - t0
     counts, q, period, exact = _integer_counts(rates, T, tp, max_ops)
     if not exact:
         q = min(sum(c for c, o in zip(counts, owner) if o == k) for k in range(len(comms)))
@@ -165,33 +316,38 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
     hosts = {h: i for i, h in enumerate(platform.hosts)}
     net = f.network
 
-    def build(counts, q):
+    def build(counts, q, tag):
         items: dict = {}
+        deps: dict = {}
         nxt = [0] * len(comms)
         for path, n, k in zip(paths, counts, owner):
             a, b, size = comms[k]
             for _ in range(n):
                 t = nxt[k]
                 for h, e in enumerate(zip(path, path[1:])):
-                    items.setdefault(e, []).append((block(t - h * q, hosts[a], hosts[b]), size * net.cost[e], float(size)))
+                    key = (k, t, h)
+                    deps[key] = [(k, t, h - 1)] if h else []
+                    items.setdefault(e, []).append((block(tag(key, t, h), hosts[a], hosts[b]), size * net.cost[e],
+                                                    float(size)))
                 nxt[k] += 1
-        return items, {}
+        return items, {}, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split)
+    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
     nodes = {x for p in paths for x in p}
     return _finish(platform, sol=sol, size=f.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
-                   scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra="")
+                   scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra="", net=net)
 
 
-def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float):
+def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, phases: str):
     from ...schedules.periodic import PeriodicTask
     from ...schedules.values import partial
     from .lp_reduce import solve_reduce
     from .trees import extract_trees
 
+    t0 = time.perf_counter()
     r = solve_reduce(platform, reduce, time_limit=time_limit)
     sol = r.solution
-    params = {"lp_size": r.size, "highs_status": sol.highs_status, "timings": dict(sol.timings)}
+    params = _params(sol, r.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, r.size, params)
     tp = r.throughput
@@ -205,19 +361,26 @@ def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float):
         occ[(u, v)] = occ.get((u, v), 0) + val * Fraction(reduce.partial_size(k, m)) * r.network.cost[(u, v)]
     for (u, v), val in occ.items():
         acts[f"s({u}->{v})"] = val
-    T = Fraction(period_of(acts.values()))
+    T = shortest_period(v for name, v in acts.items() if not name.startswith("s("))
+    t0 = time.perf_counter()
     trees = extract_trees(r)
+    params["timings"]["decomposition"] = time.perf_counter() - t0
+    T = shortest_period([w for w, _ in trees], multiple_of=T)  # integer tree weights per period
     counts, q, period, exact = _integer_counts([w for w, _ in trees], T, tp, max_ops)
     net = r.network
 
-    def build(counts, q):
+    preds = [_tree_preds(tree) for _, tree in trees]
+
+    def build(counts, q, tag):
         items: dict = {}
         work: dict = {}
+        deps: dict = {}
         t = 0
-        for (_, tree), n in zip(trees, counts):
+        for (_, tree), n, before in zip(trees, counts, preds):
             for _ in range(n):
-                for task in tree:
-                    rel = t - task.stage * q
+                for x, task in enumerate(tree):
+                    deps[(t, x)] = [(t, p) for p in before[x]]
+                    rel = tag((t, x), t, task.stage)
                     if task.key[0] == "send":
                         _, u, v, k, m = task.key
                         size = Fraction(reduce.partial_size(k, m))
@@ -229,24 +392,25 @@ def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float):
                             (PeriodicTask(i, [partial(rel, k, l), partial(rel, l + 1, m)], partial(rel, k, m), cost),
                              Fraction(cost) / net.speed[i]))
                 t += 1
-        return items, work
+        return items, work, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split)
-    params.update(tree_weights=tuple(w * T for w, _ in trees),
-                  tree_tasks=tuple(tuple(x.key for x in tr) for _, tr in trees))
+    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
+    params.update(tree_weights=[str(w * T) for w, _ in trees],  # params stay JSON: fractions as strings
+                  tree_tasks=[[list(x.key) for x in tr] for _, tr in trees])
     nodes = {x for _, tr in trees for t in tr if t.key[0] == "send" for x in t.key[1:3]}
     return _finish(platform, sol=sol, size=r.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params,
-                   extra=f"; {len(trees)} reduction trees")
+                   extra=f"; {len(trees)} reduction trees", net=net)
 
 
-def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float):
+def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float, phases: str):
     from ...schedules.values import block
     from .lp_broadcast import pack_trees, solve_broadcast
 
+    t0 = time.perf_counter()
     b = solve_broadcast(platform, bc, time_limit=time_limit)
     sol = b.solution
-    params = {"lp_size": b.size, "highs_status": sol.highs_status, "timings": dict(sol.timings)}
+    params = _params(sol, b.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, b.size, params)
     tp = b.throughput
@@ -255,36 +419,46 @@ def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float):
         acts[f"n({u}->{v})"] = val
     for (u, v, t), val in b.flows.items():
         acts[f"x[{t}]({u}->{v})"] = val
-    T = Fraction(period_of(acts.values()))
+    T = shortest_period(v for name, v in acts.items() if not name.startswith("s("))
+    t0 = time.perf_counter()
     trees = pack_trees(b)
+    params["timings"]["decomposition"] = time.perf_counter() - t0
+    T = shortest_period([w for w, _ in trees], multiple_of=T)  # integer tree weights per period
     packed = sum((w for w, _ in trees), Fraction(0))
     counts, q, period, exact = _integer_counts([w for w, _ in trees], T, packed, max_ops)
     net = b.network
     size = Fraction(bc.size)
     s_idx = platform.host_index(bc.source)
 
-    def build(counts, q):
+    def build(counts, q, tag):
         items: dict = {}
+        deps: dict = {}
         t = 0
         for (_, tree), n in zip(trees, counts):
             for _ in range(n):
                 for v, (u, d) in tree.items():
-                    items.setdefault((u, v), []).append((block(t - d * q, s_idx, -1), size * net.cost[(u, v)], float(size)))
+                    deps[(t, v)] = [(t, u)] if u in tree else []
+                    items.setdefault((u, v), []).append((block(tag((t, v), t, d), s_idx, -1), size * net.cost[(u, v)],
+                                                         float(size)))
                 t += 1
-        return items, {}
+        return items, {}, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split)
-    params.update(packed_rate=packed, n_trees=len(trees))
+    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
+    params.update(packed_rate=str(packed), n_trees=len(trees))
+    weighted = tuple((w * T, _as_tree(bc.source, tree)) for w, tree in trees)  # weights per period
     nodes = {x for _, tr in trees for v, (u, _) in tr.items() for x in (u, v)}
     return _finish(platform, sol=sol, size=b.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params,
-                   extra=f"; {len(trees)} broadcast trees of total rate {float(packed):.6g}")
+                   extra=f"; {len(trees)} broadcast trees of total rate {float(packed):.6g}" + (
+                       "" if packed == tp else ", below the LP optimum: nodes that are not targets relay part of "
+                       "a target's flow (a multicast), where no exact packing is guaranteed"), net=net,
+                   trees=weighted)
 
 
 @register("steady_state", family="steady_state", kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast"),
           series=True, single=False, summary="exact steady-state LP optimum and its periodic schedule (seed 000)")
 def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, split: bool = True,
-                 time_limit: float = 60.0):
+                 time_limit: float = 60.0, phases: str = "pipelined"):
     """Plan a series of scatters, all-to-alls, reduces or broadcasts at the exact optimal steady-state throughput.
 
     Parameters
@@ -297,20 +471,29 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
     seed : int
         Unused (the LP and its decomposition are deterministic).
     max_ops : int
-        Largest number of operations per period of the exact period
-        ``T = lcm(denominators)``; beyond it a fixed period with ``max_ops``
-        operations' worth of time is used (section 4.6) and the status is
-        FEASIBLE, the exact LP optimum remaining the bound.
+        Largest number of operations per period of the exact period (the
+        shortest with whole counts, see
+        :func:`~collsched.algorithms.steady_state.periodic.shortest_period`);
+        beyond it a fixed period with ``max_ops`` operations' worth of time
+        is used (section 4.6): the status is FEASIBLE unless the rounding
+        loses nothing, the message says so, and the exact LP optimum remains
+        the bound.
     split : bool
         Split messages across matchings (else whole messages per slot).
     time_limit : float
         Seconds for HiGHS; beyond it the status is LIMIT.
+    phases : {"pipelined", "sequential"}
+        How the initialisation and clean-up phases (section 3.4) run: the
+        periods before the first full one and after the last one, restricted
+        to the operations that exist, or one transfer at a time as in the
+        paper (see :func:`~collsched.algorithms.steady_state.periodic.phases`).
 
     Returns
     -------
     PeriodicSchedule
         ``throughput``, ``period``, ``activities`` exact; ``bound`` the LP
-        optimum; ``message`` HiGHS's status and the LP size.
+        optimum; ``message`` HiGHS's status and the LP size; ``init`` and
+        ``cleanup`` the phases.
 
     Raises
     ------
@@ -335,12 +518,14 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
         raise ValueError(f"steady_state option split={split!r} must be a bool")
     if not time_limit > 0:
         raise ValueError(f"steady_state option time_limit={time_limit!r} must be positive")
+    if phases not in ("pipelined", "sequential"):
+        raise ValueError(f"steady_state option phases={phases!r} must be 'pipelined' or 'sequential'")
     base = collective.base
     base.validate(platform)
     if isinstance(base, (Scatter, AllToAll, AllToMany)):
-        return _flows(platform, base, max_ops=max_ops, split=split, time_limit=time_limit)
+        return _flows(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
     if isinstance(base, Reduce):
-        return _reduce(platform, base, max_ops=max_ops, split=split, time_limit=time_limit)
+        return _reduce(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
     if isinstance(base, Broadcast):
-        return _broadcast(platform, base, max_ops=max_ops, split=split, time_limit=time_limit)
+        return _broadcast(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
     raise CollectiveError(f"steady_state does not schedule a {base.kind}")

@@ -8,8 +8,11 @@ EXTRACT_TREE peels trees off greedily: FIND_TREE walks back from
 a reception; the tree's weight is the smallest remaining activity of its
 tasks (divided by its multiplicity in the tree), which is subtracted. Each
 round zeroes at least one activity, so it ends after at most as many trees
-as there are non-zero activities, and ``Σ weight · χ`` equals the
-(cancelled) solution exactly — :func:`extract_trees` checks it.
+as there are non-zero activities. What is left when the weights reach ``TP``
+is a conservative activity delivering nothing: with the send cycles
+cancelled and computations only ever growing intervals, it is zero, so
+``Σ weight · χ`` equals the (cancelled) solution exactly — Lemma 2, which
+:func:`check_trees` verifies on every extraction.
 
 Examples
 --------
@@ -31,7 +34,7 @@ import networkx as nx
 
 from ...errors import CollschedError
 
-__all__ = ["TreeTask", "cancel_circulations", "find_tree", "extract_trees"]
+__all__ = ["TreeTask", "cancel_circulations", "find_tree", "extract_trees", "check_trees"]
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def extract_trees(solution) -> list[tuple[Fraction, list[TreeTask]]]:
     Raises
     ------
     CollschedError
-        If the check fails.
+        If the check (:func:`check_trees`) fails.
 
     Examples
     --------
@@ -175,12 +178,39 @@ def extract_trees(solution) -> list[tuple[Fraction, list[TreeTask]]]:
             act[k] -= w * n
         trees.append((w, tree))
         total += w
-    # Σ weight·χ must reproduce the activities that reach the target; what is left is dead work
+    check_trees(trees, original, solution.throughput)
+    return trees
+
+
+def check_trees(trees: list, activities: dict, throughput: Fraction) -> None:
+    """Lemma 2, exactly: ``Σ weight = TP`` and ``Σ weight · χ(T)`` equals every activity (``A`` per second).
+
+    Multiplying both sides by the period ``T`` gives the paper's
+    ``Σ weight(T) · χ_T = A^T`` with integer weights.
+
+    Raises
+    ------
+    CollschedError
+        Naming the first task whose rate the trees do not reproduce.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> tree = [TreeTask(("send", "b", "a", 1, 1), 0), TreeTask(("cons", "a", 0, 0, 1), 1)]
+    >>> check_trees([(F(1, 2), tree)], {("send", "b", "a", 1, 1): F(1, 2), ("cons", "a", 0, 0, 1): F(1, 2)}, F(1, 2))
+    >>> check_trees([(F(1, 2), tree)], {("send", "b", "a", 1, 1): F(1), ("cons", "a", 0, 0, 1): F(1, 2)}, F(1, 2))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: reduction trees carry ('send', 'b', 'a', 1, 1) at rate 1/2, the LP at 1
+    """
+    total = sum((w for w, _ in trees), Fraction(0))
+    if total != throughput:
+        raise CollschedError(f"reduction trees of total weight {total}, the LP's throughput is {throughput}")
     rebuilt: dict = {}
     for w, tree in trees:
         for t in tree:
             rebuilt[t.key] = rebuilt.get(t.key, 0) + w
-    for k, v in rebuilt.items():
-        if v > original.get(k, 0):
-            raise CollschedError(f"reduction trees use {k} at rate {v}, more than the LP's {original.get(k, 0)}")
-    return trees
+    for key in sorted(set(rebuilt) | {k for k, v in activities.items() if v}, key=str):
+        if rebuilt.get(key, 0) != activities.get(key, 0):
+            raise CollschedError(f"reduction trees carry {key} at rate {rebuilt.get(key, 0)}, "
+                                 f"the LP at {activities.get(key, 0)}")
