@@ -72,10 +72,16 @@
 //! (or by its cap) stops the propagation. So a change costs the size of the
 //! region whose rates actually move, plus a scan of each channel on its rim.
 //!
+//! Both priority queues (the levels of one run, and the completion times)
+//! are indexed binary heaps (`heap.rs`): at most one entry per channel or flow,
+//! moved in place when its key changes, so nothing stale is ever popped. The
+//! order of events is `(level, slot)` with channels in slots `0..E` and flows
+//! after them: at one level, channels come first.
+//!
 //! Complexity: `add`/`remove` O(route length), plus O(channels) when time
 //! advances (byte accounting); a recomputation O((F + E) log E) over the `F`
 //! flows and `E` channels it visits, at worst the connected component of the
-//! changes; `next_completion` O(log active) amortised (lazy heap).
+//! changes; `next_completion` O(1) (a rate change costs O(log active)).
 //!
 //! # References
 //!
@@ -87,42 +93,16 @@
 //! - D. Bertsekas, R. Gallager, *Data Networks*, 2nd ed., Prentice Hall,
 //!   1992 (max-min flow control).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use heap::{key, unkey, Indexed};
+
+mod heap;
 
 /// Relative tolerance under which two levels count as equal.
 const TOL: f64 = 1e-9;
 /// A flow with at most this fraction of its bytes left has finished.
 const DONE: f64 = 1e-9;
 const NONE: u32 = u32::MAX;
-/// Tag bit of flow events (channel events, untagged, come first at a level).
-const FLOW: u64 = 1 << 32;
 const INF: f64 = f64::INFINITY;
-
-/// A heap entry ordered by `(key, tag, aux)`, `key` by `f64::total_cmp`.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: f64,
-    tag: u64,
-    aux: u64,
-}
-
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.key.total_cmp(&o.key).then(self.tag.cmp(&o.tag)).then(self.aux.cmp(&o.aux))
-    }
-}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
 
 /// Channel `chan` of a flow, and the flow's position in that channel's member list.
 #[derive(Clone, Copy, Debug, Default)]
@@ -149,8 +129,6 @@ struct Flow {
     cap: f64,
     start: u32,
     len: u32,
-    /// bumped whenever the completion time changes (stale heap entries)
-    ver: u32,
     /// epochs (solver runs) in which the flow was discovered to change, fixed, queued for a check
     disc: u32,
     fixed: u32,
@@ -181,7 +159,7 @@ struct ChanRun {
 /// Incremental max-min fair sharing of channels between flows (see the module documentation).
 ///
 /// Flows are named by arbitrary ids (`usize`; storage grows with the largest id
-/// seen, 4 bytes per id); an id may be reused once its flow has left. Times
+/// seen, 8 bytes per id); an id may be reused once its flow has left. Times
 /// passed to [`add`](Self::add) and [`remove`](Self::remove) never decrease.
 pub struct MaxMin {
     capacity: Vec<f64>,
@@ -206,11 +184,13 @@ pub struct MaxMin {
     dirty: bool,
     pend_add: Vec<u32>,
     pend_freed: Vec<u32>,
-    completions: BinaryHeap<Reverse<Entry>>,
+    /// completion time of each flow that will complete, by id
+    completions: Indexed,
 
     epoch: u32,
     lam: f64,
-    events: BinaryHeap<Reverse<Entry>>,
+    /// levels of the current run: channel `c` in heap slot `c`, the flow in slot `s` in heap slot `channels + s`
+    events: Indexed,
     discovered: Vec<u32>,
     scratch: Vec<u32>,
     /// number of runs so far (tests check the batching)
@@ -245,10 +225,10 @@ impl MaxMin {
             dirty: false,
             pend_add: Vec::new(),
             pend_freed: Vec::new(),
-            completions: BinaryHeap::new(),
+            completions: Indexed::default(),
             epoch: 0,
             lam: 0.0,
-            events: BinaryHeap::new(),
+            events: Indexed::default(),
             discovered: Vec::new(),
             scratch: Vec::new(),
             solves: 0,
@@ -289,7 +269,6 @@ impl MaxMin {
             self.links[start + k] = Link { chan: c as u32, pos };
             constrained |= self.capacity[c].is_finite();
         }
-        let ver = self.flows[slot].ver.wrapping_add(1);
         self.flows[slot] = Flow {
             id,
             bytes,
@@ -299,7 +278,6 @@ impl MaxMin {
             cap,
             start: start as u32,
             len: channels.len() as u32,
-            ver,
             active: true,
             pending: constrained,
             ..Flow::default()
@@ -321,21 +299,15 @@ impl MaxMin {
     /// several, they come in order of their former completion time, then id.
     pub fn next_completion(&mut self) -> Option<(f64, usize)> {
         loop {
-            while let Some(&Reverse(e)) = self.completions.peek() {
-                if self.valid(&e) {
-                    break;
-                }
-                self.completions.pop();
-            }
             match self.completions.peek() {
-                Some(&Reverse(e)) => {
-                    let s = (e.aux >> 32) as usize;
+                Some((t, id)) => {
+                    let s = self.slot_of[id] as usize;
                     // done whatever the new rates: no need to recompute them
                     if self.done_now(s) {
                         return Some((self.now, self.flows[s].id));
                     }
                     if !self.dirty {
-                        return Some((e.key, self.flows[s].id));
+                        return Some((unkey(t), self.flows[s].id));
                     }
                 }
                 None if !self.dirty => return None,
@@ -385,7 +357,7 @@ impl MaxMin {
         let g = &mut self.flows[slot];
         g.active = false;
         g.pending = false;
-        g.ver = g.ver.wrapping_add(1);
+        self.completions.remove(id);
         self.free_slots.push(slot as u32);
         self.slot_of[id] = NONE;
         self.n_active -= 1;
@@ -446,11 +418,6 @@ impl MaxMin {
         }
     }
 
-    fn valid(&self, e: &Entry) -> bool {
-        let f = &self.flows[(e.aux >> 32) as usize];
-        f.active && f.ver == e.aux as u32
-    }
-
     fn done_now(&self, s: usize) -> bool {
         let f = &self.flows[s];
         let mut rem = f.rem;
@@ -467,17 +434,10 @@ impl MaxMin {
         } else if f.rate > 0.0 {
             f.last + f.rem / f.rate
         } else {
-            return; // never completes
+            self.completions.remove(f.id); // never completes
+            return;
         };
-        let aux = ((s as u64) << 32) | f.ver as u64;
-        self.completions.push(Reverse(Entry { key: t, tag: f.id as u64, aux }));
-        if self.completions.len() > 2 * self.n_active + 1024 {
-            let flows = &self.flows;
-            self.completions.retain(|Reverse(e)| {
-                let f = &flows[(e.aux >> 32) as usize];
-                f.active && f.ver == e.aux as u32
-            });
-        }
+        self.completions.set(f.id, key(t));
     }
 
     /// Flow in slot `s` now runs at `x`: bytes so far at the old rate, loads, completion time.
@@ -506,7 +466,6 @@ impl MaxMin {
             f.rem = 0.0;
         }
         f.rate = x;
-        f.ver = f.ver.wrapping_add(1);
         self.push_completion(s);
     }
 
@@ -550,12 +509,12 @@ impl MaxMin {
         }
         self.pend_add.clear();
         // step 3: progressive filling, by increasing level, where the run differs from the last one
-        while let Some(Reverse(e)) = self.events.pop() {
-            let idx = (e.tag & (FLOW - 1)) as usize;
-            if e.tag & FLOW == 0 {
-                self.on_channel(idx, e.key);
+        let flow0 = self.capacity.len();
+        while let Some((k, slot)) = self.events.pop() {
+            if slot < flow0 {
+                self.on_channel(slot, unkey(k));
             } else {
-                self.on_flow(idx, e.key);
+                self.on_flow(slot - flow0, unkey(k));
             }
         }
         debug_assert!(self.discovered.iter().all(|&s| self.flows[s as usize].fixed == ep));
@@ -584,7 +543,7 @@ impl MaxMin {
         }
         if w < run.queued {
             run.queued = w;
-            self.events.push(Reverse(Entry { key: w, tag: c as u64, aux: 0 }));
+            self.events.set(c, key(w));
         }
     }
 
@@ -610,15 +569,13 @@ impl MaxMin {
             }
         }
         if cap.is_finite() {
-            self.events.push(Reverse(Entry { key: cap, tag: FLOW | s as u64, aux: 0 }));
+            self.events.set(self.capacity.len() + s, key(cap));
         }
     }
 
     fn on_channel(&mut self, c: usize, p: f64) {
         let run = self.run[c];
-        if run.epoch != self.epoch || run.queued.to_bits() != p.to_bits() {
-            return; // superseded
-        }
+        debug_assert!(run.epoch == self.epoch && run.queued.to_bits() == p.to_bits(), "channel {c}: stale event");
         self.run[c].queued = INF;
         if !run.full {
             let mut w = run.act_at;
@@ -628,7 +585,7 @@ impl MaxMin {
             if w > p {
                 if w < INF {
                     self.run[c].queued = w;
-                    self.events.push(Reverse(Entry { key: w, tag: c as u64, aux: 0 }));
+                    self.events.set(c, key(w));
                 }
                 return;
             }
@@ -639,7 +596,7 @@ impl MaxMin {
             let s = run.r / run.n as f64;
             if s > lam * (1.0 + TOL) {
                 self.run[c].queued = s;
-                self.events.push(Reverse(Entry { key: s, tag: c as u64, aux: 0 }));
+                self.events.set(c, key(s));
                 return;
             }
             self.lam = lam;
@@ -653,6 +610,7 @@ impl MaxMin {
         let ep = self.epoch;
         let thr = self.lam * (1.0 - TOL);
         let (mut r, mut n) = (self.capacity[c], 0u32);
+        let flow0 = self.capacity.len();
         for m in &self.members[c] {
             let f = &mut self.flows[m.slot as usize];
             if f.fixed == ep {
@@ -662,8 +620,7 @@ impl MaxMin {
             } else if f.rate >= thr {
                 n += 1;
                 f.checked = ep;
-                let e = Entry { key: f.rate, tag: FLOW | m.slot as u64, aux: 0 };
-                self.events.push(Reverse(e));
+                self.events.set(flow0 + m.slot as usize, key(f.rate));
             } else {
                 r -= f.rate;
             }
@@ -674,7 +631,7 @@ impl MaxMin {
         if n > 0 {
             let s = r / n as f64;
             run.queued = s;
-            self.events.push(Reverse(Entry { key: s, tag: c as u64, aux: 0 }));
+            self.events.set(c, key(s));
         }
     }
 
@@ -749,6 +706,7 @@ impl MaxMin {
         let disc = f.disc == ep;
         let changed = x != old;
         f.fixed = ep;
+        self.events.remove(self.capacity.len() + s);
         let (start, len) = (f.start as usize, f.len as usize);
         for k in start..start + len {
             let c = self.links[k].chan as usize;
