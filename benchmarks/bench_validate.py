@@ -11,7 +11,6 @@ import sys
 import time
 
 import collsched as cs
-from collsched.schedules.validate import lower_any
 
 
 def measure(n: int) -> tuple[int, float, float]:

@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 
 import numpy as np
@@ -170,8 +171,6 @@ def _graph_metrics(platform, sources) -> tuple[dict, dict]:
     least = {s: nx.single_source_dijkstra_path_length(g, s, weight="latency") for s in sources}
     widest = {}
     for s in sources:  # widest path: Dijkstra on the bottleneck (a max-heap of bandwidths)
-        import heapq
-
         best = {s: np.inf}
         heap = [(-np.inf, s)]
         while heap:

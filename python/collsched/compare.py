@@ -162,8 +162,9 @@ def _why(exc: Exception) -> str:
     return str(exc) if isinstance(exc, CollschedError) else f"internal error {type(exc).__name__}: {exc}"
 
 
-def _rank_value(result: SimResult, metric: str) -> float:
-    return -_achieved(result, metric) if metric == "throughput" else _achieved(result, metric)
+def _score(achieved: float, metric: str) -> float:
+    """Smaller is better: the makespan, or minus the throughput."""
+    return -achieved if metric == "throughput" else achieved
 
 
 def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bound | None, seed: int) -> Candidate:
@@ -186,7 +187,7 @@ def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bou
             validate(platform, collective, program)
             stage = "simulation"
             result = simulate(platform, program, collective, model=model, seed=seed)
-            if best is None or _rank_value(result, metric) < _rank_value(best[1], metric):
+            if best is None or _score(_achieved(result, metric), metric) < _score(_achieved(best[1], metric), metric):
                 best = (schedule, result)
         schedule, result = best
     except Exception as exc:
@@ -201,7 +202,7 @@ def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bou
 def _rank(c: Candidate, metric: str) -> tuple:
     if not c.valid:
         return (1, 0.0, c.algorithm)
-    return (0, -c.achieved if metric == "throughput" else c.achieved, c.algorithm)
+    return (0, _score(c.achieved, metric), c.algorithm)
 
 
 def compare(platform, collective, *, model: Model | None = None, algorithms: Sequence[str] | None = None,

@@ -27,13 +27,16 @@ from .collectives import AllToAll, Broadcast, Reduce, Scatter, Series
 from .compare import Comparison, compare
 from .simulation import models
 
-__all__ = ["DemoSection", "DEMO_MODELS", "demo_platform", "demo_grid", "demo_collectives", "demo"]
+__all__ = ["DemoSection", "DEMO_MODELS", "DEMO_SECTIONS", "demo_platform", "demo_grid", "demo_collectives", "demo"]
 
 #: The model each demo collective is compared under: the steady-state LPs describe one-port store-and-forward
 #: (``OnePort(cost="edges")``); exchanges and broadcasts share links (``Fluid``, SimGrid's model).
 DEMO_MODELS = {"reduce": models.OnePort(), "reduce series": models.OnePort(cost="edges"),
                "scatter series": models.OnePort(cost="edges"), "alltoall": models.Fluid(),
                "grid broadcast": models.Fluid()}
+
+#: The comparisons :func:`demo` runs, in order, each with the platform it runs on.
+DEMO_SECTIONS = {"reduce series": "tiers", "scatter series": "tiers", "alltoall": "tiers", "grid broadcast": "grid"}
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def demo_grid(seed: int = 1):
 
 
 def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], None] | None = None) -> list[DemoSection]:
-    """Compare every applicable algorithm for each demo collective but the single reduce.
+    """Compare every applicable algorithm for each collective of :data:`DEMO_SECTIONS`, on its platform.
 
     Parameters
     ----------
@@ -150,16 +153,12 @@ def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], N
     >>> s.comparison.metric, s.comparison.bound.name
     ('throughput', 'steady-state LP optimum (one-port, graph view)')
     """
-    platform, grid = demo_platform(seed), demo_grid(seed)
+    platforms = {"tiers": demo_platform(seed), "grid": demo_grid(seed)}
+    count = 8 if quick else 400
     sections = []
-    for label, collective in demo_collectives(platform, count=8 if quick else 400).items():
-        where = platform
-        if label == "reduce":
-            continue
-        if label == "grid broadcast":
-            where = grid
-            collective = demo_collectives(grid)[label]
+    for label, where in DEMO_SECTIONS.items():
+        platform = platforms[where]
         step = None if progress is None else (lambda name, label=label: progress(label, name))
-        sections.append(DemoSection(label, compare(where, collective, model=DEMO_MODELS[label], seed=seed,
-                                                   progress=step)))
+        sections.append(DemoSection(label, compare(platform, demo_collectives(platform, count=count)[label],
+                                                   model=DEMO_MODELS[label], seed=seed, progress=step)))
     return sections

@@ -64,20 +64,7 @@ impl Indexed {
             // the last entry is large: move the hole to the bottom along the smallest children, then up
             let n = self.v.len();
             let mut i = 0;
-            loop {
-                let c = ARITY * i + 1;
-                if c >= n {
-                    break;
-                }
-                let mut m = c;
-                let mut best = self.v[c];
-                for j in c + 1..(c + ARITY).min(n) {
-                    let x = self.v[j];
-                    if x < best {
-                        best = x;
-                        m = j;
-                    }
-                }
+            while let Some((m, best)) = self.smallest_child(i, n) {
                 self.v[i] = best;
                 self.pos[unpack(best).1] = i as u32;
                 i = m;
@@ -147,20 +134,7 @@ impl Indexed {
 
     fn down(&mut self, mut i: usize, item: u128) {
         let n = self.v.len();
-        loop {
-            let c = ARITY * i + 1;
-            if c >= n {
-                break;
-            }
-            let mut m = c;
-            let mut best = self.v[c];
-            for j in c + 1..(c + ARITY).min(n) {
-                let x = self.v[j];
-                if x < best {
-                    best = x;
-                    m = j;
-                }
-            }
+        while let Some((m, best)) = self.smallest_child(i, n) {
             if item <= best {
                 break;
             }
@@ -170,6 +144,25 @@ impl Indexed {
         }
         self.v[i] = item;
         self.pos[unpack(item).1] = i as u32;
+    }
+
+    /// The smallest child of position `i` among the first `n` entries, with its position; None at a leaf.
+    #[inline]
+    fn smallest_child(&self, i: usize, n: usize) -> Option<(usize, u128)> {
+        let c = ARITY * i + 1;
+        if c >= n {
+            return None;
+        }
+        let mut m = c;
+        let mut best = self.v[c];
+        for j in c + 1..(c + ARITY).min(n) {
+            let x = self.v[j];
+            if x < best {
+                best = x;
+                m = j;
+            }
+        }
+        Some((m, best))
     }
 }
 
