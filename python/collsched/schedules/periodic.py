@@ -24,8 +24,11 @@ Lowering for a series of ``K`` operations (``q = ops_per_period``,
   (``@t`` is instance ``R·q + t``). Pieces of instances ``>= K`` are skipped
   everywhere. Both phases last a time independent of ``K``.
 
-On every rank, the operations of a slot wait for that rank's operations of
-the previous slot.
+On every rank, sends follow one another in slot order (the send port), so do
+receives (the receive port) and computations (the CPU); an operation also
+waits for the operations that gave its rank what it reads. So each
+resource runs its activities of a period back to back, and a computation
+that outlasts its slot delays only what reads its result.
 
 Examples
 --------
@@ -393,18 +396,18 @@ class PeriodicSchedule(Schedule):
         collective = self.answering(collective)
         count = collective.count
         b = ProgramBuilder(self.ranks(platform), denominator=self.denominator, name=self.algorithm)
-        done: dict[str, list[int]] = {}
+        chains = _Chains(self.denominator)
         q = self.ops_per_period
         phased = bool(self.init or self.cleanup)
         first = self.lag() if phased else 0
         periods = self.periods_for(count)
         for slot in self.init:
-            done = _emit(b, slot, 0, count, done)
+            _emit(b, slot, 0, count, chains)
         for p in range(periods):
             for slot in self.slots:
-                done = _emit(b, slot, (p + first) * q, count, done)
+                _emit(b, slot, (p + first) * q, count, chains)
         for slot in self.cleanup:
-            done = _emit(b, slot, periods * q if phased else 0, count, done)
+            _emit(b, slot, periods * q if phased else 0, count, chains)
         return b.build()
 
 
@@ -428,19 +431,56 @@ def _shift(items, offset: int, count: int, denominator: int):
     return out
 
 
-def _emit(b: ProgramBuilder, slot: Slot, offset: int, count: int, done: dict[str, list[int]]) -> dict[str, list[int]]:
-    now: dict[str, list[int]] = {}
+class _Chains:
+    """Per-rank state of a lowering: the last operation on each resource, and who produced what the rank holds.
+
+    A rank's sends follow one another (its send port), so do its receives
+    (its receive port) and its computations (its CPU); an operation also
+    waits for the operations that gave its rank the pieces it reads (a
+    receive or a computation, found by piece overlap). Nothing else orders
+    a rank's work: a computation that outlasts its slot delays only what
+    reads its result, never the transfers of the next slot (seed 000,
+    §4.3: each resource's activities of a period fit in the period).
+    """
+
+    def __init__(self, denominator: int):
+        self.denominator = denominator
+        self.last: dict[tuple[str, str], int] = {}
+        self.made: dict[tuple[str, Value], list[tuple[int, int, int]]] = {}
+
+    def producers(self, rank: str, pieces) -> set[int]:
+        out: set[int] = set()
+        for x in pieces:
+            for a, b, op in self.made.get((rank, x.value), ()):
+                if a < x.end and x.start < b:
+                    out.add(op)
+        return out
+
+    def after(self, rank: str, resource: str, pieces=()) -> list[int]:
+        deps = self.producers(rank, pieces)
+        if (rank, resource) in self.last:
+            deps.add(self.last[(rank, resource)])
+        return sorted(deps)
+
+    def did(self, rank: str, resource: str, op: int, made=()) -> None:
+        self.last[(rank, resource)] = op
+        for x in made:
+            self.made.setdefault((rank, x.value), []).append((x.start, x.end, op))
+
+
+def _emit(b: ProgramBuilder, slot: Slot, offset: int, count: int, chains: _Chains) -> None:
     for t in slot.transfers:
         pieces = _shift(t.pieces, offset, count, b.denominator)
         if pieces is None:
             continue
-        send, recv = b.send(t.src, t.dst, pieces, t.size, after=done.get(t.src, []), recv_after=done.get(t.dst, []))
-        now.setdefault(t.src, []).append(send)
-        now.setdefault(t.dst, []).append(recv)
+        send, recv = b.send(t.src, t.dst, pieces, t.size, after=chains.after(t.src, "send", pieces),
+                            recv_after=chains.after(t.dst, "recv"))
+        chains.did(t.src, "send", send)
+        chains.did(t.dst, "recv", recv, pieces)
     for task in slot.tasks:
         pieces = _shift(task.inputs + (task.output,), offset, count, b.denominator)
         if pieces is None:
             continue
-        op = b.compute(task.node, pieces[:-1], pieces[-1], task.cost, after=done.get(task.node, []))
-        now.setdefault(task.node, []).append(op)
-    return {**done, **now}
+        op = b.compute(task.node, pieces[:-1], pieces[-1], task.cost,
+                       after=chains.after(task.node, "cpu", pieces[:-1]))
+        chains.did(task.node, "cpu", op, pieces[-1:])

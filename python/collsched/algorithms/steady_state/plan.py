@@ -133,17 +133,25 @@ def _retag(x, inst: int):
 def _stages(slots: tuple, tags: list, deps: dict, q: int) -> tuple:
     """Give every task its stage and its relative instance ``t - stage·q`` (seed 000, §3.3's pipelining).
 
-    A task runs in the same period as its predecessor when the
-    predecessor's last slot comes before the task's first one (a relay
-    forwards later in the period what it received earlier), one period
-    later otherwise; so the pipeline is as shallow as the slot order allows,
-    and :meth:`PeriodicSchedule.lag` (the initialisation and clean-up) with
-    it.
+    A transfer runs in the same period as the transfer it forwards when
+    that one's last slot comes before its own first one (a relay forwards
+    later in the period what it received earlier), one period later
+    otherwise. A computation and what it reads or feeds are always a period
+    apart: a computation is not tied to a slot (it runs on its node's CPU
+    while the ports go on with the next slots, and may outlast its slot), so
+    the value it reads must be there when the period starts, and the value
+    it makes is sent in a later period. Then each resource (send port,
+    receive port, CPU) runs its activities of a period back to back within
+    the period, and the lowered program runs one period every ``T`` seconds
+    in steady state (seed 000, §4.3). The pipeline is as shallow as that
+    allows, and :meth:`PeriodicSchedule.lag` (the initialisation and
+    clean-up) with it.
     """
     from ...schedules.periodic import PeriodicTask, PeriodicTransfer, Slot
 
     first: dict = {}
     last: dict = {}
+    computed = {tags[_tag_of(t.output)][0] for slot in slots for t in slot.tasks}
     for i, slot in enumerate(slots):
         ids = [_tag_of(x) for t in slot.transfers for x in t.pieces] + [_tag_of(t.output) for t in slot.tasks]
         for j in ids:
@@ -156,7 +164,8 @@ def _stages(slots: tuple, tags: list, deps: dict, q: int) -> tuple:
         if key not in stage:
             s = 0
             for p in deps.get(key, ()):
-                s = max(s, stage_of(p) + (1 if last[p] >= first[key] else 0))
+                later = p in computed or key in computed or last[p] >= first[key]
+                s = max(s, stage_of(p) + (1 if later else 0))
             stage[key] = s
         return stage[key]
 
@@ -225,11 +234,44 @@ def _as_tree(source: str, tree: dict):
                         algorithm="steady_state")
 
 
+def busiest_load(slots, speed: dict) -> Fraction:
+    """Seconds per period of the busiest resource: the ports (the slots, one after another) or a node's CPU.
+
+    Every resource runs its activities of a period back to back (the
+    lowering chains them), so the pattern repeats every ``busiest_load``
+    seconds in steady state, and no faster.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> from collsched.schedules.periodic import PeriodicTask, Slot
+    >>> from collsched.schedules.values import partial
+    >>> task = PeriodicTask("h0", [partial(0, 0, 0), partial(0, 1, 1)], partial(0, 0, 1), 3)
+    >>> busiest_load([Slot(F(1)), Slot(F(1), (), [task])], {"h0": F(2)})
+    Fraction(2, 1)
+    >>> busiest_load([Slot(F(1), (), [task])], {"h0": F(1)})
+    Fraction(3, 1)
+    """
+    cpu: dict = {}
+    for slot in slots:
+        for task in slot.tasks:
+            cpu[task.node] = cpu.get(task.node, 0) + Fraction(task.cost) / speed[task.node]
+    return max([sum((sl.duration for sl in slots), Fraction(0)), *cpu.values()])
+
+
 def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
-            net, trees=()):
+            net, trees=(), routes: int = 1, base: Fraction | None = None):
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
     params.update(ranks=list(used), period_kind="exact" if exact else "fixed", lp_period=str(T), whole_scale=scale)
+    if not exact:
+        # Proposition 3: rounding each of the ``routes`` routes or trees down loses less than one operation each
+        params.update(fixed_period=str(period * scale), loss_bound=str(Fraction(routes) / period),
+                      rounded_from=str(tp if base is None else base))
+    # the pattern repeats as soon as its busiest resource is done (the lowering chains each resource's work), so
+    # that is the period: T itself when the routes or trees use the LP's whole optimum (some resource is then
+    # saturated), shorter when they carry less (§4.6's rounded counts; a multicast packed below the LP)
+    period = busiest_load(slots, net.speed) / scale
     thr = Fraction(q) / (period * scale)
     # §3.4: the initialisation fills every relay, the clean-up drains what is still on its way
     pattern = PeriodicSchedule(period=period * scale, ops_per_period=q, slots=slots, denominator=den)
@@ -243,19 +285,22 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
         algorithm="steady_state", params=params,
         bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
         status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
-        message=_message(sol, size, extra + _fixed_note(exact, tp, T, period, q, thr)))
+        message=_message(sol, size, extra + _fixed_note(exact, tp, T, period * scale, q, thr, routes,
+                                                        params.get("fixed_period"))))
 
 
-def _fixed_note(exact: bool, tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction) -> str:
+def _fixed_note(exact: bool, tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction,
+                routes: int, fixed: str | None) -> str:
     """What the message says when the exact period was too long and a fixed one replaced it (section 4.6)."""
     if exact:
         return ""
     ops = tp * T
     digits = len(str(ops.numerator // ops.denominator))
     need = f"{ops}" if ops.denominator == 1 and ops < 10**6 else f"a {digits}-digit number of"
-    return (f"; the exact period needs {need} operations (more than max_ops), so a fixed period of "
-            f"{float(period):.6g} s with {q} operations is used (section 4.6): throughput "
-            f"{float(thr / tp):.4%} of the exact LP optimum, which stays the bound")
+    return (f"; the exact period needs {need} operations (more than max_ops), so a fixed period is used "
+            f"(section 4.6): {q} operations every {float(period):.6g} s, throughput {float(thr / tp):.4%} of the "
+            f"exact LP optimum, which stays the bound (Proposition 3: rounding loses at most {routes} routes or "
+            f"trees / the fixed period {float(Fraction(fixed)):.6g} s of the rate they give)")
 
 
 def _params(solution, size, elapsed: float, phases: str) -> dict:
@@ -335,7 +380,8 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
     slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
     nodes = {x for p in paths for x in p}
     return _finish(platform, sol=sol, size=f.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
-                   scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra="", net=net)
+                   scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra="", net=net,
+                   routes=len(paths))
 
 
 def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, phases: str):
@@ -400,7 +446,7 @@ def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, p
     nodes = {x for _, tr in trees for t in tr if t.key[0] == "send" for x in t.key[1:3]}
     return _finish(platform, sol=sol, size=r.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params,
-                   extra=f"; {len(trees)} reduction trees", net=net)
+                   extra=f"; {len(trees)} reduction trees", net=net, routes=len(trees))
 
 
 def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float, phases: str):
@@ -452,7 +498,7 @@ def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float, ph
                    extra=f"; {len(trees)} broadcast trees of total rate {float(packed):.6g}" + (
                        "" if packed == tp else ", below the LP optimum: nodes that are not targets relay part of "
                        "a target's flow (a multicast), where no exact packing is guaranteed"), net=net,
-                   trees=weighted)
+                   trees=weighted, routes=len(trees), base=packed)
 
 
 @register("steady_state", family="steady_state", kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast"),
