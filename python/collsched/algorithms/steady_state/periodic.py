@@ -29,8 +29,8 @@
    period every relay must already hold what that period forwards: the
    initialisation sends it along the same routes; after the last full period
    the clean-up carries every message still on its way to its destination
-   (one transfer at a time as in the paper, or in the pattern's matchings
-   restricted to the operations that exist). Both
+   (one slot per transfer or computation as in the paper, or the pattern's
+   matchings restricted to the operations that exist). Both
    take a time that depends on the pattern, not on the number ``K`` of
    operations, so ``K`` operations take ``init + R·T + cleanup`` with
    ``R = ceil(K/q) - lag`` full periods: §3.4's asymptotic optimality.
@@ -450,8 +450,9 @@ def phases(slots, q: int, lag: int, cost: dict, speed: dict, *, sequential: bool
     only what it already holds, and both phases last a time that does not
     depend on the number of operations (§3.4).
 
-    With ``sequential``, each transfer or computation gets its own slot: the
-    paper's phases, in which the messages travel one at a time. Without (the
+    With ``sequential``, each transfer or computation gets its own slot, in
+    the paper's order (the lowering keeps that order on each port and CPU;
+    transfers on different ports may overlap). Without (the
     default), each slot of those periods keeps the transfers and
     computations of the instances that exist: still a one-port matching, so
     each phase lasts at most ``lag`` periods — the improvement the paper

@@ -531,7 +531,7 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
     phases : {"pipelined", "sequential"}
         How the initialisation and clean-up phases (section 3.4) run: the
         periods before the first full one and after the last one, restricted
-        to the operations that exist, or one transfer at a time as in the
+        to the operations that exist, or one slot per transfer as in the
         paper (see :func:`~collsched.algorithms.steady_state.periodic.phases`).
 
     Returns
