@@ -173,6 +173,10 @@ class LPSolution:
     stages : tuple
         ``(name, exact objective)`` of each stage of
         :func:`~.canonical.solve_canonical` (empty from :func:`solve`).
+    reduced : list of Fraction
+        The reduced costs ``A^T y - c`` of the certificate (empty unless
+        certified): the optimal solutions are the feasible ``x`` that are
+        zero wherever it is positive.
 
     Examples
     --------
@@ -191,6 +195,7 @@ class LPSolution:
     recovery: str = ""
     unique: bool = False
     stages: tuple = ()
+    reduced: list = field(default_factory=list, repr=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
@@ -431,11 +436,13 @@ def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset()) ->
     if guess is not None:
         x, y = guess
         t2 = time.perf_counter()
-        if _certify(lp, x, y, fixed):
+        reduced = _reduced_costs(lp, x, y, fixed)
+        if reduced is not None:
             objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
             timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
             timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
-            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded")
+            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded",
+                              reduced=reduced)
     brows = {i for i, s in enumerate(basis.row_status) if s == basic}
     eq_rows = [i for i in range(m) if i not in brows]
     bset = set(bcols)
@@ -455,12 +462,13 @@ def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset()) ->
     for i, v in yv.items():
         y[i] = v
     t2 = time.perf_counter()
-    certified = _certify(lp, x, y, fixed)
+    reduced = _reduced_costs(lp, x, y, fixed)
+    certified = reduced is not None
     objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
     return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings,
-                      "basis")
+                      "basis", reduced=reduced or [])
 
 
 #: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).
