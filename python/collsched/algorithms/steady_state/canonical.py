@@ -79,6 +79,18 @@ def tie_break_weights(names: list, stage: int) -> dict:
 
     Stable across runs, processes and Python versions (unlike :func:`hash`).
 
+    Parameters
+    ----------
+    names : list
+        The LP's column names.
+    stage : int
+        The tie-break's number (each gets its own weights).
+
+    Returns
+    -------
+    dict
+        ``{column: weight}``.
+
     Examples
     --------
     >>> tie_break_weights([("send", "a", "b", 0)], 1)
@@ -99,6 +111,17 @@ def independent(rows: list, cols) -> bool:
         ``{column: Fraction}`` per row.
     cols : iterable
         The columns to test.
+
+    Returns
+    -------
+    bool
+        True if no non-trivial combination of them is zero (then ``A x = b``
+        has at most one solution supported on them).
+
+    Notes
+    -----
+    Peeling is linear in the nonzeros; flow LPs are nearly triangular, so
+    little is left for the elimination.
 
     Examples
     --------
