@@ -54,9 +54,9 @@ FIG2_TEXT = {("Ps", "Pa", 0): 3, ("Ps", "Pb", 0): 3, ("Pa", "P0", 0): 2, ("Pa", 
              ("Ps", "Pb", 1): 6, ("Pb", "P1", 1): 6}
 FIG6_REDUCE = cs.Reduce(participants=["P0", "P1", "P2"], target="P0", size=1, task_cost=1)
 #: An optimum with what the text says of Fig. 6(b)-(c) and Fig. 7 (the values are lost with the figures), times
-#: T = 3 (HiGHS 1.11's vertex with the assumed costs): a tree of weight 2 (P1 sends v1 to P2, which computes v[1..2] and sends it to P0,
-#: which computes v[0..2]) and a tree of weight 1 (P0 sends v0 to P1, which computes v[0..1]; P2 computes v[0..2]
-#: and sends it to P0), three reduces every three time units.
+#: T = 3 (HiGHS 1.11's vertex with the assumed costs): a tree of weight 2 (P1 sends v1 to P2, which computes
+#: v[1..2] and sends it to P0, which computes v[0..2]) and a tree of weight 1 (P0 sends v0 to P1, which computes
+#: v[0..1]; P2 computes v[0..2] and sends it to P0), three reduces every three time units.
 FIG6_TEXT_SEND = {("P1", "P2", 1, 1): 2, ("P2", "P0", 1, 2): 2, ("P0", "P1", 0, 0): 1, ("P1", "P2", 0, 1): 1,
                   ("P2", "P0", 0, 2): 1}
 FIG6_TEXT_CONS = {("P0", 0, 0, 2): 2, ("P2", 1, 1, 2): 2, ("P1", 0, 0, 1): 1, ("P2", 0, 1, 2): 1}

@@ -23,7 +23,9 @@ Each stage runs over the optimal face of the one before, found exactly from
 that stage's certified dual ``y``: by complementary slackness the optimal
 solutions are the feasible ``x`` that are zero on every column of positive
 reduced cost ``(A^T y - c)_j > 0``, so those columns are held at zero
-(HiGHS warm-starts from the previous basis; only bounds and costs change)
+(only bounds and costs change: the small LPs warm-start the simplex from the
+previous basis, the large ones run interior point and crossover again, much
+faster there than the simplex)
 and every stage is certified exactly like the first.
 
 **Uniqueness** is proven, not assumed: when the columns left free (not held
@@ -258,7 +260,6 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
             idx = np.array(sorted(new), dtype=np.int32)
             h.changeColsBounds(len(idx), idx, np.zeros(len(idx)), np.zeros(len(idx)))
         h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array([float(objective.get(j, 0)) for j in range(n)]))
-        h.setOptionValue("solver", "simplex")  # warm start from the previous stage's optimal basis
         nxt = _run(stage_lp, h, timings, frozenset(fixed))
         timings = dict(nxt.timings)
         if nxt.status is not Status.OPTIMAL:

@@ -90,7 +90,7 @@ class ReduceSolution:
 
 
 def reduce_lp(platform, reduce) -> LinearProgram:
-    """SSR as a :class:`~.exact.LinearProgram`, its columns named ``("send", u, v, k, m)``, ``("cons", i, k, l, m)``, ``"TP"``.
+    """SSR as a :class:`~.exact.LinearProgram`; columns ``("send", u, v, k, m)``, ``("cons", i, k, l, m)``, ``"TP"``.
 
     For checking activities found elsewhere (seed 000's figures) with
     :func:`~.exact.objective_of`.
@@ -106,7 +106,7 @@ def reduce_lp(platform, reduce) -> LinearProgram:
 
 
 def _build(platform, reduce):
-    """SSR and its column maps: (lp, TP, send columns, cons columns, busy seconds per column, network, hosts, target)."""
+    """SSR and its column maps: (lp, TP, send and cons columns, busy seconds per column, network, hosts, target)."""
     net = network(platform)
     hosts_of = list(reduce.participants)
     N = len(hosts_of) - 1
