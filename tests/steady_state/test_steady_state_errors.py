@@ -1,5 +1,7 @@
 """Bad input: clear errors or statuses, never a wrong "optimal"."""
 
+from fractions import Fraction as F
+
 import pytest
 
 import collsched as cs
@@ -99,13 +101,19 @@ def test_limit_keeps_what_was_found_and_no_optimum():
 
 
 def test_fixed_period_says_so_and_keeps_the_exact_bound():
-    """Float bandwidths: the exact period is astronomically long, so a fixed one (section 4.6)."""
-    p = cs.topologies.tiers(seed=5)
-    h = list(p.hosts)
-    c = cs.Series(cs.Reduce(participants=h[:4], target=h[0], size=1e7, task_cost=1e7), count=4)
+    """Two hosts whose processors both compute at every optimum (section 4.6's fixed period is then forced).
+
+    Communication is nearly free, so TP = speed(a) + speed(b) tasks per
+    second and every optimum computes at rate 10^6 on a and 1,000,001 on b:
+    two reduction trees whose weights need a period of 2,000,001 operations,
+    more than ``max_ops``, whatever optimal vertex the solver returns.
+    """
+    p = Platform([Node("a", speed=1e6), Node("b", speed=1.000001e6)], [Link("ab", 1e12, 0, ends=("a", "b"))],
+                 name="two-cpus")
+    c = cs.Series(cs.Reduce(participants=["a", "b"], target="a", size=1, task_cost=1e6), count=4)
     s = cs.plan(p, c, algorithm="steady_state", max_ops=4)
-    assert s.params["period_kind"] == "fixed"
-    assert "exact period needs" in s.message and "fixed period" in s.message and "stays the bound" in s.message
-    assert s.bound.value == s.activities["TP"] and s.throughput <= s.bound.value
-    assert (s.status is cs.Status.OPTIMAL) == (s.throughput == s.bound.value)
+    assert s.bound.value == s.activities["TP"] == F(2000001, 1000000)
+    assert s.params["period_kind"] == "fixed" and sorted(s.params["tree_weights"]) == ["1000000", "1000001"]
+    assert "exact period needs a 7-digit number of operations" in s.message and "stays the bound" in s.message
+    assert s.throughput < s.bound.value and s.status is cs.Status.FEASIBLE
     cs.validate(p, c, s)

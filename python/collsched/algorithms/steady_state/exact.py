@@ -45,7 +45,7 @@ import numpy as np
 from ...errors import CollschedError
 from ...schedules.base import Status
 
-__all__ = ["LinearProgram", "LPSolution", "solve", "solve_sparse", "SteadyStateError"]
+__all__ = ["LinearProgram", "LPSolution", "solve", "solve_sparse", "SteadyStateError", "objective_of"]
 
 #: Extra HiGHS options (the benchmark tries solvers through it).
 _HIGHS_OPTIONS: dict = {}
@@ -163,7 +163,20 @@ class LPSolution:
     timings : dict
         Seconds spent passing the LP to HiGHS (``input``), in HiGHS
         (``solve``), recovering the exact basic solution and duals
-        (``recovery``) and checking them (``certificate``).
+        (``recovery``) and checking them (``certificate``); with
+        :func:`~.canonical.solve_canonical`, ``canonical`` is the time of its
+        later stages (already counted in the other three).
+    unique : bool
+        Proven the only optimal solution of the last stage run by
+        :func:`~.canonical.solve_canonical` (False from :func:`solve`, which
+        does not check).
+    stages : tuple
+        ``(name, exact objective)`` of each stage of
+        :func:`~.canonical.solve_canonical` (empty from :func:`solve`).
+    reduced : list of Fraction
+        The reduced costs ``A^T y - c`` of the certificate (empty unless
+        certified): the optimal solutions are the feasible ``x`` that are
+        zero wherever it is positive.
 
     Examples
     --------
@@ -180,6 +193,9 @@ class LPSolution:
     float_objective: float = float("nan")
     timings: dict = field(default_factory=dict)
     recovery: str = ""
+    unique: bool = False
+    stages: tuple = ()
+    reduced: list = field(default_factory=list, repr=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
@@ -263,6 +279,53 @@ def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
     return {c: out[c] for c in cols}
 
 
+def objective_of(lp: LinearProgram, values: dict) -> Fraction:
+    """The objective of the activities ``values`` (``{column name: value}``), after checking them feasible exactly.
+
+    Columns not named are zero, except the slack columns (named
+    ``("slack", ...)``), each filled in from the one row it appears in. With
+    a certified optimum ``TP`` of the same LP, ``objective_of(lp, v) == TP``
+    proves ``v`` another optimal solution (seed 000's figures are checked so).
+
+    Raises
+    ------
+    CollschedError
+        Naming the first unknown column, negative value or violated row.
+
+    Examples
+    --------
+    >>> lp = LinearProgram(); x = lp.column("x"); s = lp.column(("slack", "x"))
+    >>> lp.objective[x] = Fraction(1)
+    >>> _ = lp.row({x: 3, s: 1}, 1)
+    >>> objective_of(lp, {"x": Fraction(1, 4)})
+    Fraction(1, 4)
+    >>> objective_of(lp, {"x": Fraction(1, 2)})
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: activities violate row 0 of the LP: slack ('slack', 'x') would be -1/2
+    """
+    index = {name: j for j, name in enumerate(lp.names)}
+    x = [Fraction(0)] * len(lp.names)
+    for name, v in values.items():
+        if name not in index:
+            raise CollschedError(f"activity {name!r} is not a column of the LP")
+        if v < 0:
+            raise CollschedError(f"activity {name!r} is negative ({v})")
+        x[index[name]] = Fraction(v)
+    for i, r in enumerate(lp.rows):
+        slacks = [j for j in r if isinstance(lp.names[j], tuple) and lp.names[j][:1] == ("slack",)
+                  and lp.names[j] not in values]
+        rest = sum((a * x[j] for j, a in r.items() if j not in slacks), Fraction(0))
+        if len(slacks) == 1:
+            j = slacks[0]
+            x[j] = (lp.rhs[i] - rest) / r[j]
+            if x[j] < 0:
+                raise CollschedError(f"activities violate row {i} of the LP: slack {lp.names[j]!r} would be {x[j]}")
+        elif rest != lp.rhs[i]:
+            raise CollschedError(f"activities violate row {i} of the LP: {rest} != {lp.rhs[i]}")
+    return sum((c * x[j] for j, c in lp.objective.items()), Fraction(0))
+
+
 def _as_float(a: Fraction, name) -> float:
     """``a`` as HiGHS's double, refusing what a double cannot hold (a wrong LP would follow)."""
     try:
@@ -277,29 +340,8 @@ def _as_float(a: Fraction, name) -> float:
     return f
 
 
-def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
-    """Solve ``lp`` with HiGHS, then recover and certify its optimum exactly.
-
-    Parameters
-    ----------
-    lp : LinearProgram
-    time_limit : float
-        Seconds HiGHS may take; past it the status is LIMIT.
-
-    Returns
-    -------
-    LPSolution
-        OPTIMAL only if the exact certificate holds.
-
-    Examples
-    --------
-    >>> lp = LinearProgram(); x = lp.column("x"); s = lp.column("s")
-    >>> lp.objective[x] = Fraction(1)
-    >>> _ = lp.row({x: 3, s: 1}, 1)
-    >>> sol = solve(lp)
-    >>> sol.status.value, sol.objective, sol.highs_status
-    ('optimal', Fraction(1, 3), 'Optimal')
-    """
+def _highs(lp: LinearProgram, time_limit: float):
+    """A HiGHS instance holding ``lp`` (maximisation), and the seconds spent passing it."""
     import highspy
 
     t0 = time.perf_counter()
@@ -336,12 +378,49 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     model.a_matrix_.value_ = np.array([a for c in cols for _, a in c])
     model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, m
     h.passModel(model)
+    return h, time.perf_counter() - t0
+
+
+def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
+    """Solve ``lp`` with HiGHS, then recover and certify its optimum exactly.
+
+    Parameters
+    ----------
+    lp : LinearProgram
+    time_limit : float
+        Seconds HiGHS may take; past it the status is LIMIT.
+
+    Returns
+    -------
+    LPSolution
+        OPTIMAL only if the exact certificate holds. Which optimal vertex
+        comes back is HiGHS's choice (it may change with its version); see
+        :func:`solve_canonical` for a choice that does not.
+
+    Examples
+    --------
+    >>> lp = LinearProgram(); x = lp.column("x"); s = lp.column("s")
+    >>> lp.objective[x] = Fraction(1)
+    >>> _ = lp.row({x: 3, s: 1}, 1)
+    >>> sol = solve(lp)
+    >>> sol.status.value, sol.objective, sol.highs_status
+    ('optimal', Fraction(1, 3), 'Optimal')
+    """
+    h, t_input = _highs(lp, time_limit)
+    return _run(lp, h, {"input": t_input})
+
+
+def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset()) -> LPSolution:
+    """Run HiGHS on the model it holds (``lp``, with the columns ``fixed`` at zero), then recover exactly."""
+    import highspy
+
+    m, n = len(lp.rows), len(lp.names)
     t_run = time.perf_counter()
     h.run()
     st = h.getModelStatus()
     message = h.modelStatusToString(st)
     t1 = time.perf_counter()
-    timings = {"input": t_run - t0, "solve": t1 - t_run}
+    timings = dict(timings, solve=timings.get("solve", 0.0) + t1 - t_run)
     obj = h.getInfo().objective_function_value
     if st == highspy.HighsModelStatus.kInfeasible:
         return LPSolution(Status.INFEASIBLE, highs_status=message, timings=timings)
@@ -351,17 +430,19 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
         return LPSolution(Status.ERROR, highs_status=message, float_objective=obj, timings=timings)
     basis = h.getBasis()
     basic = highspy.HighsBasisStatus.kBasic
-    bcols = [j for j, s in enumerate(basis.col_status) if s == basic]
+    bcols = [j for j, s in enumerate(basis.col_status) if s == basic]  # fixed ones included: the basis is square
     # first try: HiGHS's floats rounded to nearby simple fractions; kept only if the certificate holds
-    guess = _rounded(lp, h.getSolution(), bcols)
+    guess = _rounded(lp, h.getSolution(), [j for j in bcols if j not in fixed])
     if guess is not None:
         x, y = guess
         t2 = time.perf_counter()
-        if _certify(lp, x, y):
+        reduced = _reduced_costs(lp, x, y, fixed)
+        if reduced is not None:
             objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
-            timings["recovery"] = t2 - t1
-            timings["certificate"] = time.perf_counter() - t2
-            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded")
+            timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
+            timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
+            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded",
+                              reduced=reduced)
     brows = {i for i, s in enumerate(basis.row_status) if s == basic}
     eq_rows = [i for i in range(m) if i not in brows]
     bset = set(bcols)
@@ -381,12 +462,13 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     for i, v in yv.items():
         y[i] = v
     t2 = time.perf_counter()
-    certified = _certify(lp, x, y)
+    reduced = _reduced_costs(lp, x, y, fixed)
+    certified = reduced is not None
     objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
-    timings["recovery"] = t2 - t1
-    timings["certificate"] = time.perf_counter() - t2
+    timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
+    timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
     return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings,
-                      "basis")
+                      "basis", reduced=reduced or [])
 
 
 #: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).
@@ -414,10 +496,19 @@ def _rounded(lp: LinearProgram, solution, bcols: list):
     return x, y
 
 
-def _certify(lp: LinearProgram, x: list, y: list) -> bool:
-    """Primal feasibility, dual feasibility and zero duality gap, exactly."""
-    if any(v < 0 for v in x):
-        return False
+def _certify(lp: LinearProgram, x: list, y: list, fixed=frozenset()) -> bool:
+    """Primal feasibility, dual feasibility and zero duality gap, exactly (columns ``fixed`` held at zero)."""
+    return _reduced_costs(lp, x, y, fixed) is not None
+
+
+def _reduced_costs(lp: LinearProgram, x: list, y: list, fixed=frozenset()):
+    """``A^T y - c`` when ``(x, y)`` is an exact certificate of optimality, else None.
+
+    Columns in ``fixed`` are held at zero (upper bound 0): they must be zero
+    in ``x`` and their reduced cost may have any sign.
+    """
+    if any(v < 0 for v in x) or any(x[j] for j in fixed):
+        return None
     reduced = [-lp.objective.get(j, Fraction(0)) for j in range(len(x))]
     nonzero = {j: v for j, v in enumerate(x) if v}
     for i, r in enumerate(lp.rows):
@@ -427,13 +518,13 @@ def _certify(lp: LinearProgram, x: list, y: list) -> bool:
             if v is not None:
                 total += v if a == 1 else (-v if a == -1 else a * v)
         if total != lp.rhs[i]:
-            return False
+            return None
         yi = y[i]
         if yi:
             for j, a in r.items():
                 reduced[j] += yi if a == 1 else (-yi if a == -1 else a * yi)
-    if any(d < 0 for d in reduced):
-        return False
+    if any(d < 0 for j, d in enumerate(reduced) if j not in fixed):
+        return None
     primal = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
     dual = sum((b * v for b, v in zip(lp.rhs, y)), Fraction(0))
-    return primal == dual
+    return reduced if primal == dual else None

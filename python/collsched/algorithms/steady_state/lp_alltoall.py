@@ -33,9 +33,10 @@ import networkx as nx
 from ...collectives import AllToAll, AllToMany, Scatter
 from ...errors import CollectiveError
 from ...schedules.base import Status
-from .exact import LinearProgram, LPSolution, SteadyStateError, solve
+from .canonical import solve_canonical
+from .exact import LinearProgram, LPSolution, SteadyStateError
 
-__all__ = ["Network", "network", "FlowSolution", "commodities_of", "solve_flows"]
+__all__ = ["Network", "network", "FlowSolution", "commodities_of", "solve_flows", "flows_lp"]
 
 
 @dataclass
@@ -185,34 +186,23 @@ def one_port_rows(lp: LinearProgram, net: Network, busy: dict) -> None:
                 lp.row(coefs, 1)
 
 
-def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolution:
-    """Build and solve SSPA2A (SSSP when every commodity leaves one source), exactly.
+def flows_lp(platform, commodities) -> LinearProgram:
+    """SSPA2A as a :class:`~.exact.LinearProgram`, its columns named ``("send", u, v, k)`` and ``"TP"``.
 
-    Parameters
-    ----------
-    platform : Platform
-    commodities : list of (str, str, Fraction)
-        ``(source, destination, bytes)`` per message type.
-    time_limit : float
-        Seconds for HiGHS.
-
-    Returns
-    -------
-    FlowSolution
-        Exact and certified when ``solution.status`` is OPTIMAL.
-
-    Raises
-    ------
-    SteadyStateError
-        If a destination is unreachable, or the throughput is zero.
+    For checking activities found elsewhere (seed 000's figures) with
+    :func:`~.exact.objective_of`.
 
     Examples
     --------
     >>> import collsched as cs
-    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
-    >>> solve_flows(p, [("h0", "h1", Fraction(1)), ("h0", "h2", Fraction(1))]).throughput
-    Fraction(1, 2)
+    >>> flows_lp(cs.topologies.star(2, bandwidth=1, latency=0), [("h0", "h1", Fraction(1))]).size
+    (6, 7, 12)
     """
+    return _build(platform, commodities)[0]
+
+
+def _build(platform, commodities):
+    """SSPA2A and its column maps: (lp, TP, send columns, busy seconds per edge and column, network)."""
     net = network(platform)
     for a, b, s in commodities:
         if not s > 0:
@@ -251,7 +241,39 @@ def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolut
             if coefs:
                 lp.row(coefs, 0)
     one_port_rows(lp, net, busy)
-    sol = solve(lp, time_limit=time_limit)
+    return lp, tp, col, busy, net
+
+
+def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolution:
+    """Build and solve SSPA2A (SSSP when every commodity leaves one source), exactly.
+
+    Parameters
+    ----------
+    platform : Platform
+    commodities : list of (str, str, Fraction)
+        ``(source, destination, bytes)`` per message type.
+    time_limit : float
+        Seconds for HiGHS.
+
+    Returns
+    -------
+    FlowSolution
+        Exact and certified when ``solution.status`` is OPTIMAL.
+
+    Raises
+    ------
+    SteadyStateError
+        If a destination is unreachable, or the throughput is zero.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+    >>> solve_flows(p, [("h0", "h1", Fraction(1)), ("h0", "h2", Fraction(1))]).throughput
+    Fraction(1, 2)
+    """
+    lp, tp, col, busy, net = _build(platform, commodities)
+    sol = solve_canonical(lp, {j: sec for cols in busy.values() for j, sec in cols.items()}, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return FlowSolution(Fraction(0), {}, {}, list(commodities), sol, lp.size, net)
     if sol.objective == 0:

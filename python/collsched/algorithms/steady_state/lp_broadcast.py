@@ -38,7 +38,8 @@ import networkx as nx
 
 from ...errors import CollschedError
 from ...schedules.base import Status
-from .exact import LinearProgram, LPSolution, SteadyStateError, solve
+from .canonical import solve_canonical
+from .exact import LinearProgram, LPSolution, SteadyStateError
 from .lp_alltoall import Network, _check_reachable, network, one_port_rows
 from .packing import max_flow, pack_arborescences
 
@@ -134,7 +135,8 @@ def solve_broadcast(platform, broadcast, *, time_limit: float = 60.0) -> Broadca
             if coefs:
                 lp.row(coefs, 0)
     one_port_rows(lp, net, {e: {j: size * net.cost[e]} for e, j in ncol.items()})
-    sol = solve(lp, time_limit=time_limit)
+    # the canonical optimum: least busy time of the links, then the tie-break (canonical.py)
+    sol = solve_canonical(lp, {j: size * net.cost[e] for e, j in ncol.items()}, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return BroadcastSolution(Fraction(0), {}, {}, sol, lp.size, net, src, targets)
     if sol.objective == 0:

@@ -46,10 +46,11 @@ from fractions import Fraction
 import networkx as nx
 
 from ...schedules.base import Status
-from .exact import LinearProgram, LPSolution, SteadyStateError, solve
+from .canonical import solve_canonical
+from .exact import LinearProgram, LPSolution, SteadyStateError
 from .lp_alltoall import Network, network, one_port_rows
 
-__all__ = ["ReduceSolution", "solve_reduce"]
+__all__ = ["ReduceSolution", "solve_reduce", "reduce_lp"]
 
 
 @dataclass
@@ -88,31 +89,24 @@ class ReduceSolution:
     target: str
 
 
-def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolution:
-    """Build and solve SSR exactly.
+def reduce_lp(platform, reduce) -> LinearProgram:
+    """SSR as a :class:`~.exact.LinearProgram`; columns ``("send", u, v, k, m)``, ``("cons", i, k, l, m)``, ``"TP"``.
 
-    Parameters
-    ----------
-    platform : Platform
-    reduce : Reduce
-    time_limit : float
-
-    Returns
-    -------
-    ReduceSolution
-
-    Raises
-    ------
-    SteadyStateError
-        If a participant cannot reach the target, or the throughput is zero.
+    For checking activities found elsewhere (seed 000's figures) with
+    :func:`~.exact.objective_of`.
 
     Examples
     --------
     >>> import collsched as cs
-    >>> p = cs.topologies.star(3, bandwidth=1, latency=0, speed=1)
-    >>> solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=0)).throughput
-    Fraction(1, 2)
+    >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
+    >>> reduce_lp(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=1)).size
+    (10, 12, 23)
     """
+    return _build(platform, reduce)[0]
+
+
+def _build(platform, reduce):
+    """SSR and its column maps: (lp, TP, send and cons columns, busy seconds per column, network, hosts, target)."""
     net = network(platform)
     hosts_of = list(reduce.participants)
     N = len(hosts_of) - 1
@@ -176,7 +170,38 @@ def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolutio
         coefs = dict(coefs)
         coefs[lp.column(("slack", "cpu", i))] = Fraction(1)
         lp.row(coefs, 1)
-    sol = solve(lp, time_limit=time_limit)
+    # the canonical optimum minimises the busy time of the links and processors (canonical.py)
+    seconds = {j: sec for cols in list(busy.values()) + list(compute.values()) for j, sec in cols.items()}
+    return lp, tp, scol, ccol, seconds, net, hosts_of, target
+
+
+def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolution:
+    """Build and solve SSR exactly.
+
+    Parameters
+    ----------
+    platform : Platform
+    reduce : Reduce
+    time_limit : float
+
+    Returns
+    -------
+    ReduceSolution
+
+    Raises
+    ------
+    SteadyStateError
+        If a participant cannot reach the target, or the throughput is zero.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0, speed=1)
+    >>> solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=0)).throughput
+    Fraction(1, 2)
+    """
+    lp, tp, scol, ccol, seconds, net, hosts_of, target = _build(platform, reduce)
+    sol = solve_canonical(lp, seconds, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return ReduceSolution(Fraction(0), {}, {}, sol, lp.size, net, hosts_of, target)
     if sol.objective == 0:

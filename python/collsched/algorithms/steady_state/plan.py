@@ -327,6 +327,7 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
     params = _params(sol, f.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, f.size, params)
+    params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
     tp = f.throughput
     acts = {"TP": tp}
     for (u, v, k), val in f.send.items():
@@ -396,6 +397,7 @@ def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, p
     params = _params(sol, r.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, r.size, params)
+    params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
     tp = r.throughput
     acts = {"TP": tp}
     for (u, v, k, m), val in r.send.items():
@@ -459,6 +461,7 @@ def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float, ph
     params = _params(sol, b.size, time.perf_counter() - t0, phases)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, b.size, params)
+    params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
     tp = b.throughput
     acts = {"TP": tp}
     for (u, v), val in b.usage.items():

@@ -158,8 +158,8 @@ def extract_trees(solution) -> list[tuple[Fraction, list[TreeTask]]]:
     >>> from collsched.algorithms.steady_state.lp_reduce import solve_reduce
     >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
     >>> r = solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=1))
-    >>> [(w, len(t)) for w, t in extract_trees(r)]
-    [(Fraction(1, 1), 3)]
+    >>> [(w, [t.key for t in tree]) for w, tree in extract_trees(r)]  # canonical: h0 computes
+    [(Fraction(1, 1), [('send', 'h1', 'h0', 1, 1), ('cons', 'h0', 0, 0, 1)])]
     """
     send = cancel_circulations(solution.send)
     act = {("send", *k): v for k, v in send.items()}

@@ -1,0 +1,278 @@
+"""A canonical optimum of a steady-state LP: the same optimal solution whatever HiGHS's version (issue 13).
+
+An LP may have many optimal vertices (seed 000's Fig. 6 has at least two:
+one reduction tree, or trees of weights 1/3 and 2/3); which one a simplex
+or interior-point code returns depends on its pivoting rules, so it changes
+with the solver's version, and the schedule built from it with it.
+:func:`solve_canonical` removes that freedom with a documented rule,
+**lexicographic optimisation over the optimal faces**:
+
+1. maximise ``TP`` (the LP itself), certified exactly (:func:`.exact.solve`);
+2. among the optimal solutions, minimise the **busy time**: the seconds per
+   second of every link (``Σ send·size·c``) plus, for reduces, of every
+   processor (``Σ cons·w``). The least busy optimum uses no needless relay,
+   detour or circulation, hence fewer transfers per period and a shorter
+   start-up;
+3. while the optimum is not proven unique, minimise a **tie-break**
+   ``Σ ρ_j x_j`` with fixed generic integer weights ``ρ_j`` in
+   ``[1000, 2000)`` drawn from a CRC-32 of the column's name (its node
+   names and indices, so the same input gives the same weights), at most
+   :data:`TIE_BREAKS` times.
+
+Each stage runs over the optimal face of the one before, found exactly from
+that stage's certified dual ``y``: by complementary slackness the optimal
+solutions are the feasible ``x`` that are zero on every column of positive
+reduced cost ``(A^T y - c)_j > 0``, so those columns are held at zero
+(only bounds and costs change: the small LPs warm-start the simplex from the
+previous basis, the large ones run interior point and crossover again, much
+faster there than the simplex)
+and every stage is certified exactly like the first.
+
+**Uniqueness** is proven, not assumed: when the columns left free (not held
+at zero) are linearly independent (an exact rank computation: singleton
+peeling, then elimination in rationals), ``A x = b`` has at most one
+solution on them, so the stage's optimum is the only one. Then any exact LP
+solver, any HiGHS version, gives this ``x``: the schedule built from it is
+solver-independent. :attr:`LPSolution.unique` records whether the proof
+holds (it is False only if every tie-break met a tie, which generic weights
+make a coincidence).
+
+The final ``x`` is optimal for the original LP: it is feasible (its
+stage's certificate) and zero wherever the first stage's reduced costs are
+positive (complementary slackness with the first stage's dual); its
+objective is checked to be ``TP`` exactly.
+
+Examples
+--------
+``max x0 + x1`` subject to ``x0 + x1 + s = 1`` has a segment of optima; the
+busy time ``2 x0 + x1`` picks ``x1 = 1``:
+
+>>> from fractions import Fraction
+>>> from collsched.algorithms.steady_state.exact import LinearProgram
+>>> lp = LinearProgram()
+>>> x0, x1, s = (lp.column(n) for n in ("x0", "x1", "s"))
+>>> lp.objective[x0] = lp.objective[x1] = Fraction(1)
+>>> _ = lp.row({x0: 1, x1: 1, s: 1}, 1)
+>>> sol = solve_canonical(lp, {x0: 2, x1: 1})
+>>> sol.x[x0], sol.x[x1], sol.unique, [name for name, _ in sol.stages]
+(Fraction(0, 1), Fraction(1, 1), True, ['throughput', 'busy time'])
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+import zlib
+from fractions import Fraction
+
+import numpy as np
+
+from ...schedules.base import Status
+from .exact import LinearProgram, LPSolution, _highs, _run
+
+__all__ = ["solve_canonical", "tie_break_weights", "independent", "TIE_BREAKS"]
+
+#: Largest number of tie-break stages (step 3) before giving up the uniqueness proof.
+TIE_BREAKS = 3
+
+
+def tie_break_weights(names: list, stage: int) -> dict:
+    """The generic weights ``ρ_j`` of tie-break ``stage``: integers in ``[1000, 2000)`` from a CRC-32 of the name.
+
+    Stable across runs, processes and Python versions (unlike :func:`hash`).
+
+    Parameters
+    ----------
+    names : list
+        The LP's column names.
+    stage : int
+        The tie-break's number (each gets its own weights).
+
+    Returns
+    -------
+    dict
+        ``{column: weight}``.
+
+    Examples
+    --------
+    >>> tie_break_weights([("send", "a", "b", 0)], 1)
+    {0: 1031}
+    """
+    return {j: 1000 + zlib.crc32(repr((stage, name)).encode()) % 1000 for j, name in enumerate(names)}
+
+
+def independent(rows: list, cols) -> bool:
+    """Whether the columns ``cols`` of the sparse matrix ``rows`` are linearly independent, exactly.
+
+    Singleton peeling first (a column or a row with one entry left is a
+    pivot: drop both), then sparse elimination in rationals on what remains.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``{column: Fraction}`` per row.
+    cols : iterable
+        The columns to test.
+
+    Returns
+    -------
+    bool
+        True if no non-trivial combination of them is zero (then ``A x = b``
+        has at most one solution supported on them).
+
+    Notes
+    -----
+    Peeling is linear in the nonzeros; flow LPs are nearly triangular, so
+    little is left for the elimination.
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> rows = [{0: F(1), 1: F(1)}, {0: F(1), 1: F(-1), 2: F(2)}]
+    >>> independent(rows, [0, 1]), independent(rows, [0, 1, 2])
+    (True, False)
+    """
+    cols = set(cols)
+    col_rows: dict = {c: {} for c in cols}
+    row_cols: dict = {}
+    for i, r in enumerate(rows):
+        for c, a in r.items():
+            if c in cols and a:
+                col_rows[c][i] = a
+                row_cols.setdefault(i, set()).add(c)
+    if len(cols) > len(row_cols):
+        return False
+    # peeling: a column (row) with a single entry left is independent of the rest through that row (column)
+    queue = [("c", c) for c, r in col_rows.items() if len(r) <= 1] + [("r", i) for i, cs in row_cols.items()
+                                                                       if len(cs) == 1]
+    while queue:
+        kind, k = queue.pop()
+        if kind == "c":
+            if k not in col_rows or len(col_rows[k]) > 1:
+                continue
+            if not col_rows[k]:
+                return False
+            (i,) = col_rows[k]
+            pivot_col = k
+        else:
+            if k not in row_cols or len(row_cols[k]) != 1:
+                continue
+            i = k
+            (pivot_col,) = row_cols[k]
+        for c in row_cols.pop(i):
+            del col_rows[c][i]
+            if c != pivot_col and len(col_rows[c]) <= 1:
+                queue.append(("c", c))
+        for i2 in col_rows.pop(pivot_col):
+            row_cols[i2].discard(pivot_col)
+            if len(row_cols[i2]) == 1:
+                queue.append(("r", i2))
+    if len(col_rows) > len([i for i, cs in row_cols.items() if cs]):
+        return False
+    # the core: eliminate column by column against the pivots found so far (each zero on earlier pivots' rows)
+    pivots: list = []  # (row, vector)
+    order: dict = {}  # row -> position in pivots
+    for c in sorted(col_rows, key=str):
+        v = dict(col_rows[c])
+        heap = [order[i] for i in v if i in order]
+        heapq.heapify(heap)
+        while heap:
+            k = heapq.heappop(heap)
+            r, p = pivots[k]
+            if r not in v:
+                continue
+            f = v[r] / p[r]
+            for i, a in p.items():
+                nv = v.get(i, 0) - f * a
+                if nv:
+                    if i not in v and i in order and order[i] > k:
+                        heapq.heappush(heap, order[i])
+                    v[i] = nv
+                else:
+                    v.pop(i, None)
+        if not v:
+            return False
+        r = min(v, key=lambda i: (len(row_cols.get(i, ())), i))
+        order[r] = len(pivots)
+        pivots.append((r, v))
+    return True
+
+
+def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) -> LPSolution:
+    """Solve ``lp`` exactly and return its canonical optimum (module docstring: TP, busy time, tie-breaks).
+
+    Parameters
+    ----------
+    lp : LinearProgram
+        ``max objective·x``; its optimum is the throughput.
+    busy : dict
+        ``{column: seconds per unit}``: the busy time minimised in step 2.
+    time_limit : float
+        Seconds for each HiGHS run.
+
+    Returns
+    -------
+    LPSolution
+        ``x`` the canonical optimum, ``y``, ``objective`` and ``certified``
+        those of the first stage (the certificate of the optimum ``TP``,
+        which ``x`` also satisfies, checked exactly); ``stages`` the exact
+        objective of each stage run; ``unique`` whether ``x`` is proven the
+        only solution of the last stage. If a later stage fails (time limit,
+        or no certificate), the first stage's solution is returned with
+        ``unique`` False and the reason in ``stages``.
+
+    Examples
+    --------
+    Two equal routes: the tie-break chooses one, and proves it the only one.
+
+    >>> lp = LinearProgram()
+    >>> tp, a, b, s = (lp.column(n) for n in ("TP", "a", "b", "s"))
+    >>> lp.objective[tp] = Fraction(1)
+    >>> _ = lp.row({a: 1, b: 1, tp: -1}, 0)
+    >>> _ = lp.row({a: 1, b: 1, s: 1}, 1)
+    >>> sol = solve_canonical(lp, {a: 1, b: 1})
+    >>> sol.objective, sorted([sol.x[a], sol.x[b]]), sol.unique, [name for name, _ in sol.stages]
+    (Fraction(1, 1), [Fraction(0, 1), Fraction(1, 1)], True, ['throughput', 'busy time', 'tie-break 1'])
+    """
+    h, t_input = _highs(lp, time_limit)
+    first = _run(lp, h, {"input": t_input})
+    if first.status is not Status.OPTIMAL:
+        return first
+    timings = dict(first.timings)
+    t_stages = time.perf_counter()
+    n = len(lp.names)
+    objectives = [("busy time", {j: -Fraction(v) for j, v in busy.items() if v})]
+    objectives += [(f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()})
+                   for k in range(1, TIE_BREAKS + 1)]
+    stages = [("throughput", first.objective)]
+    sol, stage_lp, fixed = first, lp, set()
+    unique = False
+    for k in range(len(objectives) + 1):
+        reduced = sol.reduced  # exact, from the stage's certificate
+        new = [j for j, d in enumerate(reduced) if d > 0 and j not in fixed]  # zero at every optimum of this stage
+        fixed.update(new)
+        unique = independent(lp.rows, (j for j in range(n) if j not in fixed))
+        if unique or k == len(objectives):
+            break
+        name, objective = objectives[k]
+        stage_lp = LinearProgram(lp.names, lp.rows, lp.rhs, objective)
+        if new:
+            idx = np.array(sorted(new), dtype=np.int32)
+            h.changeColsBounds(len(idx), idx, np.zeros(len(idx)), np.zeros(len(idx)))
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array([float(objective.get(j, 0)) for j in range(n)]))
+        nxt = _run(stage_lp, h, timings, frozenset(fixed))
+        timings = dict(nxt.timings)
+        if nxt.status is not Status.OPTIMAL:
+            stages.append((name, f"{nxt.status.value}: {nxt.highs_status}"))
+            sol = first
+            break
+        sol = nxt
+        stages.append((name, -sol.objective))
+    timings["canonical"] = time.perf_counter() - t_stages
+    # x is feasible (its stage's certificate) and zero wherever the first stage's reduced costs are positive, so it
+    # is optimal for lp by complementary slackness with the first stage's dual; its objective says so exactly
+    if sum((c * sol.x[j] for j, c in lp.objective.items()), Fraction(0)) != first.objective:  # pragma: no cover
+        return LPSolution(Status.ERROR, highs_status=first.highs_status, timings=timings,
+                          stages=tuple(stages) + (("check", "canonical x lost the optimum"),))
+    return LPSolution(first.status, sol.x, first.y, first.objective, first.certified, first.highs_status,
+                      first.float_objective, timings, first.recovery, unique=unique, stages=tuple(stages))
