@@ -293,8 +293,8 @@ class _Explain:
             return head + f"{self.op(d['op'])} delivers {self.piece(d['op'], d['piece'])} again ({earlier})"
         if code == "bad_combine":
             i = d["op"]
-            rows = [self.piece(i, k) for k in range(int(self.p.piece_ptr[i + 1] - self.p.piece_ptr[i]))]
-            combined = " ⊕ ".join(rows[:-1]) + (" → " if len(rows) > 1 else "") + rows[-1] if rows else "nothing"
+            *inputs, output = [self.piece(i, k) for k in range(int(self.p.piece_ptr[i + 1] - self.p.piece_ptr[i]))]
+            combined = f"{' ⊕ '.join(inputs)} → {output}" if inputs else output
             return head + f"{self.op(i)} is not a valid reduction: {d['reason']}: {combined}"
         if code == "missing":
             value = Value(*d["value"]).describe(self.hosts)
