@@ -75,6 +75,11 @@ pub enum StructureError {
     BadPiece { op: usize, piece: usize },
     /// Operation `op` (a receive) lists pieces; pieces travel on the send.
     PiecesOnRecv { op: usize },
+    /// Operation `op` (a send or a receive) has message id `msg`, not below the number of operations.
+    ///
+    /// Message ids index arrays, so they are bounded before anything is allocated: a program with
+    /// `M` messages has at least `2M` operations, so ids `0..M` always fit. Renumber sparse ids first.
+    BadMessageId { op: usize, msg: i64 },
 }
 
 impl fmt::Display for StructureError {
@@ -126,9 +131,14 @@ impl<'a> ProgramView<'a> {
         let mut local = vec![0usize; n];
         let mut count = vec![0usize; self.n_ranks];
         let mut last_of_rank: Vec<i64> = vec![-1; self.n_ranks];
-        let n_msgs = self.op_msg.iter().copied().max().unwrap_or(-1) + 1;
-        let mut send_of_msg = vec![usize::MAX; n_msgs.max(0) as usize];
-        let mut recv_of_msg = vec![usize::MAX; n_msgs.max(0) as usize];
+        // message ids index the two arrays below: bound them before allocating
+        let talks = |op: usize| (0..=1).contains(&self.op_kind[op]);
+        if let Some(op) = (0..n).find(|&op| talks(op) && self.op_msg[op] >= n as i64) {
+            return Err(StructureError::BadMessageId { op, msg: self.op_msg[op] });
+        }
+        let n_msgs = (0..n).filter(|&op| talks(op)).map(|op| self.op_msg[op] + 1).max().unwrap_or(0).max(0) as usize;
+        let mut send_of_msg = vec![usize::MAX; n_msgs];
+        let mut recv_of_msg = vec![usize::MAX; n_msgs];
         for op in 0..n {
             let rank = self.op_rank[op];
             if rank < 0 || rank as usize >= self.n_ranks || !(0..=2).contains(&self.op_kind[op]) {

@@ -89,6 +89,10 @@ fn structure_parts(py: Python<'_>, err: StructureError) -> (&'static str, Bound<
             let _ = d.set_item("op", op);
             "pieces_on_recv"
         }
+        StructureError::BadMessageId { op, msg } => {
+            let _ = (d.set_item("op", op), d.set_item("msg", msg));
+            "bad_message_id"
+        }
     };
     (code, d)
 }

@@ -35,6 +35,7 @@ Op(2: h0 compute 100 [v[0..0]@0[0:1], v[1..1]@0[0:1] -> v[0..1]@0[0:1]] after (1
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
@@ -261,6 +262,13 @@ class Program:
             ``send_op[m]`` and ``recv_op[m]`` are the ids of the send and the
             receive of message ``m``.
 
+        Raises
+        ------
+        ScheduleError
+            If a message id is negative, or too large to index an array by
+            (``2 * n_ops`` or more: ids are labels and may be sparse), before
+            anything is allocated; :meth:`renumbered` makes them ``0 .. M-1``.
+
         Examples
         --------
         >>> from collsched.schedules.values import block
@@ -271,13 +279,55 @@ class Program:
         >>> send.tolist(), recv.tolist()
         ([0, 2], [1, 3])
         """
-        n = int(self.op_msg.max()) + 1 if self.n_ops else 0
+        talks = (self.op_kind == SEND) | (self.op_kind == RECV)
+        ids = self.op_msg[talks]
+        if ids.shape[0] and (ids.min() < 0 or ids.max() >= 2 * self.n_ops):
+            i = int(np.flatnonzero(talks & ((self.op_msg < 0) | (self.op_msg >= 2 * self.n_ops)))[0])
+            raise ScheduleError(f"program {self.name!r}: op {i} has message id {int(self.op_msg[i])}, which cannot "
+                                f"index an array (ids here must be in 0..{2 * self.n_ops - 1})",
+                                fix="renumber the messages with Program.renumbered()")
+        n = int(ids.max()) + 1 if ids.shape[0] else 0
         send = np.full(n, -1, dtype=np.int64)
         recv = np.full(n, -1, dtype=np.int64)
         for kind, target in ((SEND, send), (RECV, recv)):
             idx = np.flatnonzero(self.op_kind == kind)
             target[self.op_msg[idx]] = idx
         return send, recv
+
+    def renumbered(self) -> Program:
+        """The program with message ids ``0 .. M-1``, in the order of the ids it has.
+
+        Message ids are labels: a program may use any ``0 <= id < 2**63``
+        (sparse, or from another tool); code that indexes arrays by id wants
+        them dense.
+
+        Returns
+        -------
+        Program
+            ``self`` if the ids of its sends and receives already are
+            ``0 .. M-1`` (or some are negative, which the checks report),
+            else a copy with new ids; computations keep theirs.
+
+        Examples
+        --------
+        >>> b = ProgramBuilder(["a", "b"])
+        >>> _ = b.send("a", "b", (), size=8)
+        >>> _ = b.send("b", "a", (), size=8)
+        >>> prog = b.build()
+        >>> prog.renumbered() is prog
+        True
+        >>> import dataclasses, numpy as np
+        >>> sparse = dataclasses.replace(prog, op_msg=np.array([2**40, 2**40, 7, 7]))
+        >>> sparse.renumbered().op_msg.tolist()
+        [1, 1, 0, 0]
+        """
+        talks = (self.op_kind == SEND) | (self.op_kind == RECV)
+        ids, inverse = np.unique(self.op_msg[talks], return_inverse=True)
+        if ids.shape[0] == 0 or ids[0] < 0 or ids[-1] == ids.shape[0] - 1:
+            return self
+        msg = np.array(self.op_msg, dtype=np.int64)
+        msg[talks] = inverse.reshape(-1)
+        return dataclasses.replace(self, op_msg=_frozen(msg))
 
     @property
     def n_data_messages(self) -> int:

@@ -14,6 +14,12 @@ One row per operation, in program order (row ``i`` is op ``i``): rank,
 (null for a compute), bytes or flop, dependencies (indices of earlier ops)
 and pieces (for a compute: the inputs, then the output).
 
+Message ids are labels: any integers ``0 <= id < 2**63``, in any order and
+with gaps (a send and a receive with the same id are one message). They are
+kept as written; executors and the validator renumber them ``0 .. M-1``
+(:meth:`Program.renumbered <collsched.schedules.program.Program.renumbered>`)
+before indexing anything by them.
+
 Examples
 --------
 >>> import collsched as cs
@@ -36,6 +42,9 @@ from ..collective_io import count_field
 from ..fileformat import Where, atomic_write, check_keys, dump_document, elements, field, load_document, read_text
 from .program import COMPUTE, OP_KINDS, Program
 from ._json import _COLUMNS, _NONE, _cells, _piece, _pieces, _strings
+
+#: Message ids are int64: ``0 <= id < MAX_MESSAGE_ID``.
+MAX_MESSAGE_ID = 2**63
 
 __all__ = ["program_to_json", "program_from_json", "load_program", "save_program", "program_to_dict",
            "program_from_dict"]
@@ -137,6 +146,8 @@ def _read_op(i: int, row: Any, where: Where, index: Mapping[str, int]) -> tuple:
     msg = field(cells, 3, where, type=int if talks else _NONE)
     if talks and msg < 0:
         raise where.at(3).error(f"expected a message id >= 0, found {msg}")
+    if talks and msg >= MAX_MESSAGE_ID:
+        raise where.at(3).error(f"expected a message id below 2**63, found {msg}", fix="renumber the messages")
     deps = [d for _, d in elements(cells, 5, where, type=int)]
     for j, d in enumerate(deps):
         if not 0 <= d < i:

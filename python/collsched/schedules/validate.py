@@ -11,6 +11,20 @@ task costs what the collective says. Failures raise
 :class:`~collsched.errors.ValidationError` naming the rank, the operation
 and the value.
 
+A schedule that knows the collective it was planned for
+(:attr:`Schedule.collective <collsched.schedules.Schedule.collective>`, set by
+:func:`collsched.plan` and saved in schedule files) is only checked against
+that collective: *the same* means the same kind, hosts in the same roles and
+order, sizes and costs (collectives compare equal), except that the count of
+a :class:`~collsched.collectives.Series` is free — a schedule planned for one
+instance lowers for a series of them and the other way round, and lowering
+handles any count. Anything else raises :class:`ValidationError` naming both
+collectives, before lowering.
+
+Message ids are labels (any integer ``0 <= id < 2**63``); they are renumbered
+``0 .. M-1`` before the core indexes arrays with them, and messages keep
+their own ids.
+
 Examples
 --------
 >>> from collsched import topologies
@@ -31,13 +45,14 @@ collsched.errors.ValidationError: program '': rank h2 ends without m[h0→h2]@0 
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ValidationError
-from .program import COMPUTE, OP_KINDS, SEND, Program
+from .program import COMPUTE, OP_KINDS, RECV, SEND, Program
 from .values import PARTIAL, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,6 +81,9 @@ def lower_any(platform: Platform, collective: Collective, schedule_or_program) -
     ------
     TypeError
         If it is neither a program nor has a ``lower`` method.
+    ValidationError
+        If the schedule was planned for another collective than ``collective``
+        (see the module docstring for what counts as the same).
 
     Examples
     --------
@@ -75,13 +93,59 @@ def lower_any(platform: Platform, collective: Collective, schedule_or_program) -
     >>> prog = lower_any(p, c, cs.plan(p, c, algorithm="linear"))
     >>> prog, lower_any(p, c, prog) is prog
     (<Program 'linear': 3 ranks, 4 ops, 2 messages>, True)
+    >>> lower_any(p, cs.Series(c, count=5), cs.plan(p, c, algorithm="linear")).n_messages
+    10
+    >>> lower_any(p, cs.Scatter(source="h0", targets=p.hosts, size=1e3), cs.plan(p, c, algorithm="linear"))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ValidationError: schedule 'linear' was planned for a gather to h0 over 3 hosts, not for the scatter from h0 over 3 hosts it is checked against (check it against the collective it was planned for, or plan one for this collective)
     """
     if isinstance(schedule_or_program, Program):
         return schedule_or_program
     lower = getattr(schedule_or_program, "lower", None)
     if lower is None:
         raise TypeError(f"{schedule_or_program!r} is neither a Program nor a Schedule")
+    _check_planned_for(schedule_or_program, collective)
     return lower(platform, collective)
+
+
+def _check_planned_for(schedule, collective: Collective) -> None:
+    """Raise unless ``schedule`` was planned for ``collective`` (any count of a series), or does not say."""
+    planned = getattr(schedule, "collective", None)
+    if planned is None or planned.base == collective.base:
+        return
+    differs = ""
+    if type(planned.base) is type(collective.base) and dataclasses.is_dataclass(planned.base):
+        for f in dataclasses.fields(planned.base):
+            a, b = _plain(getattr(planned.base, f.name)), _plain(getattr(collective.base, f.name))
+            if a != b:
+                differs = f" (its {f.name} is {_short(a)}, not {_short(b)})"
+                break
+    name = getattr(schedule, "algorithm", "") or type(schedule).__name__
+    raise ValidationError(f"schedule {name!r} was planned for a {_describe(planned)}, not for the "
+                          f"{_describe(collective)} it is checked against{differs}",
+                          fix="check it against the collective it was planned for, or plan one for this collective")
+
+
+def _describe(c: Collective) -> str:
+    """``reduce to h0 over 4 hosts``, ``series of 3 scatter from h0 over 4 hosts``: kind, root, hosts, count."""
+    base = c.base
+    text = base.kind
+    if hasattr(base, "source"):
+        text += f" from {base.source}"
+    elif hasattr(base, "target"):
+        text += f" to {base.target}"
+    text += f" over {len(base.hosts)} hosts"
+    return text if c is base else f"series of {c.count} {text}"
+
+
+def _plain(x: Any) -> Any:
+    return dict(x) if hasattr(x, "items") else x
+
+
+def _short(x: Any, width: int = 40) -> str:
+    text = repr(x)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def validate(platform: Platform, collective: Collective, schedule_or_program, *, rendezvous: bool = False) -> None:
@@ -127,7 +191,7 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
     >>> validate(p, c, b.build())
     Traceback (most recent call last):
     ...
-    collsched.errors.ValidationError: program '': rank h0 op 3 (compute) is not a valid reduction: inputs are not adjacent in operand order
+    collsched.errors.ValidationError: program '': rank h0 op 3 (compute) is not a valid reduction: inputs are not adjacent in operand order: v[1..2]@0 ⊕ v[0..0]@0 → v[0..2]@0
     """
     collective.validate(platform)
     program = lower_any(platform, collective, schedule_or_program)
@@ -140,9 +204,11 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
     initial_values, final_values = collective.values(platform)
     initial = _rows(program, initial_values, rank_of, "starts with")
     finals = _rows(program, final_values, rank_of, "must end with")
+    dense = program.renumbered()  # ids index arrays in the core; errors name the program's own ids
+    columns = [np.asarray(a, dtype=np.int64) for a in (dense.op_rank, dense.op_kind, dense.op_peer, dense.op_msg,
+                                                          dense.dep_ptr, dense.dep_idx, dense.piece_ptr)]
     try:
-        _core.validate_program(len(program.ranks), program.op_rank, program.op_kind, program.op_peer, program.op_msg,
-                               program.dep_ptr, program.dep_idx, program.piece_ptr, program.pieces.reshape(-1),
+        _core.validate_program(len(program.ranks), *columns, np.asarray(program.pieces, dtype=np.int64).reshape(-1),
                                program.denominator, initial, finals, rendezvous=rendezvous)
     except _core.ProgramInvalid as exc:
         code, details = exc.args
@@ -165,6 +231,14 @@ class _Explain:
     def __init__(self, platform: Platform, program: Program):
         self.hosts = platform.hosts
         self.p = program
+        self._send_of: dict[int, int] | None = None
+
+    def send_of(self, msg: int) -> int:
+        """The send operation of message id ``msg`` (ids may be sparse: no array indexed by id)."""
+        if self._send_of is None:
+            sends = np.flatnonzero(self.p.op_kind == SEND)
+            self._send_of = dict(zip(self.p.op_msg[sends].tolist(), sends.tolist()))
+        return self._send_of[msg]
 
     def op(self, i: int) -> str:
         p = self.p
@@ -179,9 +253,8 @@ class _Explain:
 
     def piece(self, i: int, k: int) -> str:
         p = self.p
-        if int(p.op_kind[i]) == 1:  # a recv: the pieces are on its send
-            send, _ = p.message_ops()
-            i = int(send[int(p.op_msg[i])])
+        if int(p.op_kind[i]) == RECV:  # the pieces are on its send
+            i = self.send_of(int(p.op_msg[i]))
         row = p.pieces[int(p.piece_ptr[i]) + k]
         text = Value(*map(int, row[:4])).describe(self.hosts)
         start, end = int(row[4]), int(row[5])
@@ -191,11 +264,10 @@ class _Explain:
         """An operation of op ``i``'s rank that brings the piece ``k`` of op ``i`` (a receive or a computation)."""
         p = self.p
         row = p.pieces[int(p.piece_ptr[i]) + k]
-        send, _ = p.message_ops()
         for j in p.ops_of(int(p.op_rank[i])):
             kind = int(p.op_kind[j])
-            if kind == 1:
-                s = int(send[int(p.op_msg[j])])
+            if kind == RECV:
+                s = self.send_of(int(p.op_msg[j]))
                 rows = p.pieces[p.piece_ptr[s]:p.piece_ptr[s + 1]]
             elif kind == COMPUTE and p.piece_ptr[j + 1] > p.piece_ptr[j]:
                 rows = p.pieces[p.piece_ptr[j + 1] - 1:p.piece_ptr[j + 1]]
@@ -220,7 +292,10 @@ class _Explain:
             earlier = "it held from the start" if d["earlier"] < 0 else f"{self.op(d['earlier'])} already brought it"
             return head + f"{self.op(d['op'])} delivers {self.piece(d['op'], d['piece'])} again ({earlier})"
         if code == "bad_combine":
-            return head + f"{self.op(d['op'])} is not a valid reduction: {d['reason']}"
+            i = d["op"]
+            *inputs, output = [self.piece(i, k) for k in range(int(self.p.piece_ptr[i + 1] - self.p.piece_ptr[i]))]
+            combined = f"{' ⊕ '.join(inputs)} → {output}" if inputs else output
+            return head + f"{self.op(i)} is not a valid reduction: {d['reason']}: {combined}"
         if code == "missing":
             value = Value(*d["value"]).describe(self.hosts)
             held = "it never receives it" if d["held"] == 0 else f"it holds only {d['held']}/{self.p.denominator} of it"
@@ -231,9 +306,14 @@ class _Explain:
         if code == "bad_dependency":
             return head + f"{self.op(d['op'])} depends on op id {d['dep']}, which is not an earlier op of its rank"
         if code == "unmatched_message":
-            return head + f"message {d['msg']} has a send without a receive or the reverse (at {self.op(d['op'])})"
+            msg = int(self.p.op_msg[d["op"]])
+            return head + f"message {msg} has a send without a receive or the reverse (at {self.op(d['op'])})"
         if code == "mismatched_message":
-            return head + f"message {d['msg']}: {self.op(d['send'])} and {self.op(d['recv'])} do not name each other"
+            msg = int(self.p.op_msg[d["send"]])
+            return head + f"message {msg}: {self.op(d['send'])} and {self.op(d['recv'])} do not name each other"
+        if code == "bad_message_id":
+            return head + (f"{self.op(d['op'])} has message id {d['msg']}, not below the number of operations "
+                           f"({self.p.n_ops}) (renumber the messages with Program.renumbered())")
         if code == "bad_piece":
             return head + f"{self.op(d['op'])} piece {d['piece']} is not a fragment inside [0, {self.p.denominator})"
         if code == "pieces_on_recv":
