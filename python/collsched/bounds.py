@@ -306,7 +306,7 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
     for s, d, m in paths:
-        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0), f"the message {s}->{d} alone"))
+        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0), f"the message {s}->{d} alone on its fastest path"))
     if _tasks(collective):
         target = collective.target
         speeds = {h: platform.nodes[h].speed for h in platform.hosts if platform.nodes[h].speed > 0}
@@ -395,7 +395,7 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     (3.0, 'makespan', 'bytes h0 must send over its links')
     >>> b = collective_bound(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), model=cs.models.Fluid())
     >>> round(b.value, 6), b.name
-    (1.002, 'the message h0->h1 alone')
+    (1.002, 'the message h0->h1 alone on its fastest path')
     >>> c = cs.Series(cs.Scatter(source="h0", targets=p.hosts, size=1e6), count=10)
     >>> b = collective_bound(p, c, model=cs.models.OnePort(cost="edges"))
     >>> b.value, b.metric
