@@ -94,12 +94,12 @@ def test_own_claims_under_another_model_are_labelled_with_it(sections):
     for s in sections:
         cmp = s.comparison
         table = cmp.table()
-        for c, bound, where in zip(cmp.candidates, table.column("own bound"), table.column("own model (own status)")):
+        for c, bound, where in zip(cmp.candidates, table.column("own bound"), table.column("own status (model)")):
             own = own_model(c.schedule)
             if c.schedule.bound is None and own is None:
                 assert bound == where == "–"
                 continue
-            assert where == f"{own.label} ({c.schedule.status.value})", (s.label, c.algorithm)
+            assert where == f"{c.schedule.status.value} ({own.label})", (s.label, c.algorithm)
             if c.schedule.bound is not None and any(beats(x.achieved, float(c.schedule.bound.value), cmp.metric)
                                                     for x in cmp.candidates):
                 assert not own.holds_under(cmp.model), (s.label, c.algorithm)
@@ -177,7 +177,7 @@ def test_the_hierarchical_bound_is_not_a_fluid_bound():
     assert piped < 0.65 * float(ecef.schedule.bound.value)       # the pLogP "optimum" is beaten under Fluid
     assert piped >= float(cmp.bound.value)                       # the comparison's bound is not
     assert cmp.rows()[0][2] is None and ecef.status_text == "feasible"
-    assert cmp.table().column("own model (own status)") == ["pLogP, hierarchical trees only (optimal)"]
+    assert cmp.table().column("own status (model)") == ["optimal (pLogP, hierarchical trees)"]
 
 
 @pytest.mark.parametrize("name, model", [("rs_n", cs.models.Circuit()),

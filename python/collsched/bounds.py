@@ -427,7 +427,15 @@ class OwnModel:
     Attributes
     ----------
     label : str
-        The model, as a table prints it.
+        The model, as a table prints it: ``"OnePort sync overheads"``
+        (``OnePort(sync=True, cost="overheads")``), ``"OnePort sync linear,
+        split messages"`` (``OnePort(sync=True, cost="linear")``, a message
+        may be cut into parts), ``"Circuit"``, ``"liquid steps"`` (steps of
+        link-disjoint transfers, each link busy Σ bytes/bandwidth),
+        ``"steady-state LP"`` (one-port store-and-forward on the graph
+        view), ``"pLogP, hierarchical trees"`` (pLogP costs, inter-cluster
+        trees sending the whole message between coordinators, then each
+        cluster's chosen algorithm).
     holds_under : callable
         ``holds_under(model) -> bool``.
 
@@ -460,14 +468,12 @@ def _oneport(cost: str, sync: bool | None = True) -> Callable[[Model], bool]:
 #: coordinators, plus each cluster's chosen intra-cluster algorithm's predicted time (``inter.arrival_bound``):
 #: it bounds only those schedules, under pLogP, so it is never a bound on every schedule of a simulation model.
 _OWN_MODELS = {
-    "open_shop_preemptive": OwnModel("OnePort(sync=True, cost='linear'), messages split",
-                                     _oneport("linear")),
-    "orderings": OwnModel("OnePort(sync=True, cost='overheads')", _oneport("overheads")),
+    "open_shop_preemptive": OwnModel("OnePort sync linear, split messages", _oneport("linear")),
+    "orderings": OwnModel("OnePort sync overheads", _oneport("overheads")),
     "permutations": OwnModel("Circuit", lambda m: isinstance(m, Circuit)),
-    "liquid": OwnModel("steps of link-disjoint transfers; links busy Σ bytes/bandwidth",
-                       lambda m: isinstance(m, (Circuit, Fluid))),
-    "steady_state": OwnModel("steady-state LP, one-port graph view", _oneport("edges", None)),
-    "hierarchical": OwnModel("pLogP, hierarchical trees only", _never),
+    "liquid": OwnModel("liquid steps", lambda m: isinstance(m, (Circuit, Fluid))),
+    "steady_state": OwnModel("steady-state LP", _oneport("edges", None)),
+    "hierarchical": OwnModel("pLogP, hierarchical trees", _never),
 }
 
 
@@ -504,6 +510,6 @@ def own_model(schedule) -> OwnModel | None:
     name = schedule.algorithm
     family = registry.get(name).family if name in registry.names() else None
     if name == "steady_state" and schedule.params.get("ports", "one") != "one":
-        return OwnModel("steady-state LP, multi-port", _never)
+        return OwnModel("multi-port steady-state LP", _never)
     found = _OWN_MODELS.get(name) or _OWN_MODELS.get(family)
     return found if found is not None else OwnModel("its algorithm's own model", _never)

@@ -33,9 +33,9 @@ Examples
 >>> [c.algorithm for c in cmp.candidates]
 ['binomial', 'linear']
 >>> print(cmp.table().text())   # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
-algorithm | family | makespan s | gap | status | own bound | own model (own status) | plan ms | simulate ms
-binomial | baselines | 3 | +0.0% | feasible | – | – | ... | ...
-linear | baselines | 3.001 | +0.0% | feasible | – | – | ... | ...
+algorithm | makespan s | gap | status | own bound | own status (model) | plan + sim ms
+binomial | 3 | +0.0% | feasible | – | – | ...
+linear | 3.001 | +0.0% | feasible | – | – | ...
   model: OnePort(sync=True, cost='linear', ties='fixed')
   bound: 3 s (bytes h0 must send over its links), the tightest known to hold for every schedule under this model; gap and status are against it
 """
@@ -280,13 +280,15 @@ class Comparison:
     def table(self) -> ComparisonTable:
         """The comparison as a table, every number labelled with the model it holds under.
 
-        Columns: algorithm, family; the achieved makespan, or for a series
+        Columns: algorithm; the achieved makespan, or for a series
         the rate of its ``count`` operations (start-up and clean-up
         included); its gap to :attr:`bound`; for a series also the
         steady-state rate, its gap, and the start-up plus clean-up time;
         the status under this comparison's model; the schedule's own bound
         and, beside it, the model it holds under with the schedule's own
-        status there; planning and simulation time.
+        status there (the labels of :class:`collsched.bounds.OwnModel`);
+        planning + simulation time (ms). The family is the
+        candidate's :attr:`Candidate.family` (the bars show it).
 
         Returns
         -------
@@ -298,23 +300,23 @@ class Comparison:
         >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
         >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
         >>> t = compare(p, c, model=cs.models.OnePort(cost="edges"), algorithms=["steady_state"]).table()
-        >>> t.header[2:8]
-        ('rate of 4 ops/s', 'gap', 'steady-state ops/s', 'steady gap', 'start-up + clean-up s', 'status')
-        >>> t.rows[0][2:8]
+        >>> t.header[1:7]
+        ('rate of 4 ops/s', 'gap', 'steady ops/s', 'steady gap', 'start-up s', 'status')
+        >>> t.rows[0][1:7]
         ('0.4444', '+12.5%', '0.5', '+0.0%', '1', 'optimal in steady state')
-        >>> t.rows[0][8:10]
-        ('0.5', 'steady-state LP, one-port graph view (optimal)')
+        >>> t.rows[0][7:9]
+        ('0.5', 'optimal (steady-state LP)')
         """
         series = self.metric == "throughput"
         unit = "ops/s" if series else "s"
         achieved = f"rate of {self.collective.count} {unit}" if series else "makespan s"
-        header = ["algorithm", "family", achieved, "gap"]
+        header = ["algorithm", achieved, "gap"]
         if series:
-            header += ["steady-state ops/s", "steady gap", "start-up + clean-up s"]
-        header += ["status", "own bound", "own model (own status)", "plan ms", "simulate ms"]
+            header += ["steady ops/s", "steady gap", "start-up s"]
+        header += ["status", "own bound", "own status (model)", "plan + sim ms"]
         rows = []
         for c in self.candidates:
-            row = [c.algorithm, c.family, _fmt(c.achieved), _pct(c.gap)]
+            row = [c.algorithm, _fmt(c.achieved), _pct(c.gap)]
             if series:
                 s = c.steady
                 row += [_fmt(None if s is None else float(s.rate)), _pct(c.steady_gap),
@@ -322,10 +324,10 @@ class Comparison:
             own = None if c.schedule is None else own_model(c.schedule)
             bound = None if c.schedule is None else c.schedule.bound
             row += [c.status_text, "–" if bound is None else _fmt(float(bound.value)),
-                    "–" if own is None else f"{own.label} ({c.schedule.status.value})",
-                    f"{1e3 * c.plan_seconds:.1f}", f"{1e3 * c.simulate_seconds:.1f}"]
+                    "–" if own is None else f"{c.schedule.status.value} ({own.label})",
+                    f"{_ms(c.plan_seconds)} + {_ms(c.simulate_seconds)}"]
             rows.append(tuple(row))
-        numeric = tuple(h not in ("algorithm", "family", "status", "own model (own status)") for h in header)
+        numeric = tuple(h not in ("algorithm", "status", "own status (model)") for h in header)
         return ComparisonTable(tuple(header), tuple(rows), numeric, tuple(self.notes()))
 
     def notes(self) -> list[str]:
@@ -357,8 +359,8 @@ class Comparison:
         if self.metric == "throughput":
             notes.append(f"rate of {self.collective.count}: {self.collective.count} operations / simulated makespan, "
                          "start-up and clean-up included; steady-state: marginal rate (K2 - K1) / (makespan(K2) - "
-                         "makespan(K1)) between two simulated lengths; start-up + clean-up: what K2 operations take "
-                         "beyond K2 / steady-state rate")
+                         "makespan(K1)) between two simulated lengths; start-up s: what K2 operations take beyond "
+                         "K2 / steady-state rate (start-up plus clean-up)")
         return notes
 
 
@@ -385,6 +387,11 @@ def _fmt(x) -> str:
 def _startup(s: SteadyRate) -> float:
     """Start-up plus clean-up, rounding noise of the makespans (below 1e-9 of the longer one) as 0."""
     return 0.0 if abs(s.startup) <= 1e-9 * s.makespans[1] else s.startup
+
+
+def _ms(seconds: float) -> str:
+    ms = 1e3 * seconds
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}"
 
 
 def _pct(gap: float | None) -> str:
