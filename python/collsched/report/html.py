@@ -213,7 +213,9 @@ def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
     parts = [f'<section id="{sid}">', f"<h2>{_e(label)}</h2>"]
     if best is not None:
         gap = "" if best.gap is None else f", gap {best.gap:+.1%}"
-        facts.append(("best", f"{best.algorithm}: {cmp.metric} {_num(best.achieved)} {unit}{gap}"))
+        what = f"rate of {cmp.collective.count}" if cmp.metric == "throughput" else cmp.metric
+        facts.append(("best", f"{best.algorithm}: {what} {_num(best.achieved)} {unit}{gap}, {best.status_text} "
+                              "under this model"))
     else:
         facts.append(("best", "no valid schedule"))
     best_class = ' class="best"' if best is not None else ""
