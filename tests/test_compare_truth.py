@@ -214,3 +214,31 @@ def test_progress_reports_each_algorithm_done_and_lets_an_interrupt_through():
         compare(p, c, algorithms=["binomial", "linear"], progress=interrupt)
     with pytest.raises(ValueError, match="steady"):
         compare(p, c, steady=1)
+
+
+def test_a_tighter_own_bound_that_holds_becomes_the_comparison_s(monkeypatch):
+    """The comparison takes the tightest valid bound: an own bound that holds under the model and is tighter wins."""
+    import dataclasses
+
+    from collsched.algorithms import registry
+    from collsched.schedules import Bound
+
+    p = cs.topologies.star(4, bandwidth=1e6, latency=1e-4)
+    c = cs.AllToAll(senders=p.hosts, size=1e5)
+    model = cs.models.Circuit()
+    plain = compare(p, c, model=model, algorithms=["rs_n", "caterpillar"])
+    algo = registry.get("rs_n")
+    tighter = float(plain.bound.value) * 1.0001    # still below every makespan here, and claimed under Circuit
+
+    def planned(platform, collective, *, seed=0):
+        s = algo.function(platform, collective, seed=seed)
+        return dataclasses.replace(s, bound=Bound(tighter, "makespan", "a sharper Circuit bound"))
+
+    monkeypatch.setitem(registry._REGISTRY, "rs_n", dataclasses.replace(algo, function=planned))
+    cmp = compare(p, c, model=model, algorithms=["rs_n", "caterpillar"])
+    assert float(cmp.bound.value) == tighter and "rs_n's own" in cmp.bound.name
+    assert all(cand.gap == pytest.approx(cand.achieved / tighter - 1) for cand in cmp.candidates)
+    assert dict((r[0], r[2]) for r in cmp.rows())["rs_n"] == tighter
+    # under a model where it does not hold, the same claim is shown but not used
+    fluid = compare(p, c, model=cs.models.Fluid(), algorithms=["rs_n", "caterpillar"])
+    assert "rs_n" not in fluid.bound.name and dict((r[0], r[2]) for r in fluid.rows())["rs_n"] is None
