@@ -306,7 +306,8 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
     for s, d, m in paths:
-        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0), f"the message {s}->{d} alone on its fastest path"))
+        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0),
+                      f"the message {s}->{d} alone on its fastest path"))
     if _tasks(collective):
         target = collective.target
         speeds = {h: platform.nodes[h].speed for h in platform.hosts if platform.nodes[h].speed > 0}

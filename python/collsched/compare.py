@@ -18,9 +18,9 @@ model is OPTIMAL only where it meets the comparison's bound (within
 :data:`OPTIMAL_TOLERANCE`). For a series, each candidate also gets its
 steady-state rate (:func:`collsched.simulation.steady.steady_rate`: the
 marginal rate between two series lengths, start-up excluded) and its gap,
-besides the rate of the series' ``count`` operations. A step schedule is run with each synchronisation mode
-(barriers, ready signals, per-sender order: seed 002's S1 and S2) and keeps
-the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
+besides the rate of the series' ``count`` operations. A step schedule is
+run with each synchronisation mode (barriers, ready signals, per-sender
+order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
 An algorithm that fails gives a row that says why instead of an exception.
 
 Examples
@@ -37,7 +37,8 @@ algorithm | makespan s | gap | status | own bound | own status (model) | plan + 
 binomial | 3 | +0.0% | feasible | – | – | ...
 linear | 3.001 | +0.0% | feasible | – | – | ...
   model: OnePort(sync=True, cost='linear', ties='fixed')
-  bound: 3 s (bytes h0 must send over its links), the tightest known to hold for every schedule under this model; gap and status are against it
+  bound: 3 s (bytes h0 must send over its links), the tightest known to hold for every schedule under this
+  model; gap and status are against it
 """
 
 from __future__ import annotations
