@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -38,7 +40,7 @@ from .errors import CollectiveError
 from .schedules.base import Bound
 from .simulation.models import Circuit, Fluid, Model, OnePort
 
-__all__ = ["exchange_bound", "collective_bound"]
+__all__ = ["exchange_bound", "collective_bound", "OwnModel", "own_model"]
 
 
 def _open_shop(x, sync: bool) -> tuple[float, str]:
@@ -304,7 +306,8 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
     for s, d, m in paths:
-        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0), f"the message {s}->{d} alone"))
+        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0),
+                      f"the message {s}->{d} alone on its fastest path"))
     if _tasks(collective):
         target = collective.target
         speeds = {h: platform.nodes[h].speed for h in platform.hosts if platform.nodes[h].speed > 0}
@@ -393,7 +396,7 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     (3.0, 'makespan', 'bytes h0 must send over its links')
     >>> b = collective_bound(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), model=cs.models.Fluid())
     >>> round(b.value, 6), b.name
-    (1.002, 'the message h0->h1 alone')
+    (1.002, 'the message h0->h1 alone on its fastest path')
     >>> c = cs.Series(cs.Scatter(source="h0", targets=p.hosts, size=1e6), count=10)
     >>> b = collective_bound(p, c, model=cs.models.OnePort(cost="edges"))
     >>> b.value, b.metric
@@ -409,3 +412,105 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
         return Bound(value, "throughput", name)
     value, name = _makespan_bound(platform, collective, model)
     return Bound(value, "makespan", name)
+
+
+# --- the models schedules' own bounds and statuses refer to ------------------------------------
+@dataclass(frozen=True)
+class OwnModel:
+    """The model an algorithm plans for: the one its schedules' own bound and status refer to.
+
+    A schedule's ``bound`` and ``status`` are claims under this model. The
+    bound is also a bound on every schedule of the collective under each
+    simulation model ``m`` with ``holds_under(m)``; under any other model
+    it may be beaten (and a status OPTIMAL may be false), so a comparison
+    under another model shows it only in a column labelled with this model.
+
+    Attributes
+    ----------
+    label : str
+        The model, as a table prints it: ``"OnePort sync overheads"``
+        (``OnePort(sync=True, cost="overheads")``), ``"OnePort sync linear,
+        split messages"`` (``OnePort(sync=True, cost="linear")``, a message
+        may be cut into parts), ``"Circuit"``, ``"liquid steps"`` (steps of
+        link-disjoint transfers, each link busy Σ bytes/bandwidth),
+        ``"steady-state LP"`` (one-port store-and-forward on the graph
+        view), ``"pLogP, hierarchical trees"`` (pLogP costs, inter-cluster
+        trees sending the whole message between coordinators, then each
+        cluster's chosen algorithm).
+    holds_under : callable
+        ``holds_under(model) -> bool``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> m = OwnModel("Circuit", lambda model: isinstance(model, cs.models.Circuit))
+    >>> m.holds_under(cs.models.Circuit()), m.holds_under(cs.models.Fluid())
+    (True, False)
+    """
+
+    label: str
+    holds_under: Callable[[Model], bool]
+
+
+def _never(model: Model) -> bool:
+    return False
+
+
+def _oneport(cost: str, sync: bool | None = True) -> Callable[[Model], bool]:
+    return lambda m: isinstance(m, OnePort) and m.cost == cost and (sync is None or m.sync == sync)
+
+
+#: Per algorithm name or family: where its own bound was computed. The orderings, ``open_shop_preemptive`` and
+#: the permutations take :func:`exchange_bound` under the model named (``algorithms/orderings/common.py``,
+#: ``preemptive.py``, ``permutations/common.py``); liquid's is the largest link busy time Σ bytes/bandwidth
+#: (``Traffic.busy_bound``: below the Fluid and Circuit link loads, which add latency); the steady-state LP's
+#: optimum bounds the throughput of any one-port store-and-forward schedule on the graph view; the hierarchical
+#: heuristics' bound is the pLogP arrival time over inter-cluster trees that send the whole message between
+#: coordinators, plus each cluster's chosen intra-cluster algorithm's predicted time (``inter.arrival_bound``):
+#: it bounds only those schedules, under pLogP, so it is never a bound on every schedule of a simulation model.
+_OWN_MODELS = {
+    "open_shop_preemptive": OwnModel("OnePort sync linear, split messages", _oneport("linear")),
+    "orderings": OwnModel("OnePort sync overheads", _oneport("overheads")),
+    "permutations": OwnModel("Circuit", lambda m: isinstance(m, Circuit)),
+    "liquid": OwnModel("liquid steps", lambda m: isinstance(m, (Circuit, Fluid))),
+    "steady_state": OwnModel("steady-state LP", _oneport("edges", None)),
+    "hierarchical": OwnModel("pLogP, hierarchical trees", _never),
+}
+
+
+def own_model(schedule) -> OwnModel | None:
+    """The model a schedule's own bound and status refer to (None: the schedule claims neither).
+
+    Parameters
+    ----------
+    schedule : Schedule
+
+    Returns
+    -------
+    OwnModel or None
+        None when the schedule has no bound and is not OPTIMAL; a label
+        ``"its algorithm's own model"`` that holds under no simulation
+        model when its algorithm is not one this module knows.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> s = cs.plan(p, cs.AllToAll(senders=p.hosts, size=1e3), algorithm="rs_n")
+    >>> m = own_model(s)
+    >>> m.label, m.holds_under(cs.models.Circuit()), m.holds_under(cs.models.Fluid())
+    ('Circuit', True, False)
+    >>> own_model(cs.plan(p, cs.Broadcast(source="h0", targets=p.hosts, size=1), algorithm="binomial")) is None
+    True
+    """
+    from .algorithms import registry
+    from .schedules.base import Status
+
+    if schedule.bound is None and schedule.status is not Status.OPTIMAL:
+        return None
+    name = schedule.algorithm
+    family = registry.get(name).family if name in registry.names() else None
+    if name == "steady_state" and schedule.params.get("ports", "one") != "one":
+        return OwnModel("multi-port steady-state LP", _never)
+    found = _OWN_MODELS.get(name) or _OWN_MODELS.get(family)
+    return found if found is not None else OwnModel("its algorithm's own model", _never)

@@ -6,12 +6,21 @@ report draws. Each registered algorithm that applies to the collective
 (:func:`collsched.algorithms.applicable`) is planned, its program checked
 by :func:`collsched.validate` and simulated under one model; candidates
 are ranked by makespan (one instance) or throughput (a series), and each
-gets its gap to the bound of the comparison,
-:func:`collsched.bounds.collective_bound` under the same model (a
-schedule's own bound may hold under another model, so it is shown, never
-used for the gap). A step schedule is run with each synchronisation mode
-(barriers, ready signals, per-sender order: seed 002's S1 and S2) and keeps
-the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
+gets its gap to the bound of the comparison: the tightest bound known to
+hold for every schedule under the comparison's model, that is
+:func:`collsched.bounds.collective_bound` under that model, tightened by
+any schedule's own bound that holds under it too
+(:func:`collsched.bounds.own_model`). A schedule's own bound and status are
+claims under the model its algorithm plans for; where that is not the
+comparison's model they are shown labelled with their own model, and never
+used for a gap or a status. A candidate's status under the comparison's
+model is OPTIMAL only where it meets the comparison's bound (within
+:data:`OPTIMAL_TOLERANCE`). For a series, each candidate also gets its
+steady-state rate (:func:`collsched.simulation.steady.steady_rate`: the
+marginal rate between two series lengths, start-up excluded) and its gap,
+besides the rate of the series' ``count`` operations. A step schedule is
+run with each synchronisation mode (barriers, ready signals, per-sender
+order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
 An algorithm that fails gives a row that says why instead of an exception.
 
 Examples
@@ -23,27 +32,39 @@ Examples
 ('makespan', 'binomial', 3.0004, 0.0001)
 >>> [c.algorithm for c in cmp.candidates]
 ['binomial', 'linear']
+>>> print(cmp.table().text())   # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+algorithm | makespan s | gap | status | own bound | own status (model) | plan + sim ms
+binomial | 3 | +0.0% | feasible | – | – | ...
+linear | 3.001 | +0.0% | feasible | – | – | ...
+  model: OnePort(sync=True, cost='linear', ties='fixed')
+  bound: 3 s (bytes h0 must send over its links), the tightest known to hold for every schedule under this
+  model; gap and status are against it
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .algorithms import registry
-from .bounds import collective_bound
+from .bounds import collective_bound, own_model
 from .errors import CollschedError
-from .schedules import Bound, Schedule, StepSchedule
+from .schedules import Bound, Schedule, Status, StepSchedule
 from .schedules.steps import SYNC_MODES
 from .schedules.trace import SimResult
 from .schedules.validate import lower_any, validate
 from .simulation import Fluid, Model, simulate
+from .simulation.steady import SteadyRate, steady_rate
 
-__all__ = ["Candidate", "Comparison", "compare", "DEFAULT_MODEL"]
+__all__ = ["Candidate", "Comparison", "ComparisonTable", "compare", "DEFAULT_MODEL", "OPTIMAL_TOLERANCE"]
 
 #: The model of :func:`compare` when none is given: max-min fair sharing of links, SimGrid's CM02.
 DEFAULT_MODEL = Fluid()
+
+#: A candidate is OPTIMAL under the comparison's model when its gap to the comparison's bound is at most this.
+OPTIMAL_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -63,9 +84,21 @@ class Candidate:
     gap : float or None
         :meth:`Bound.gap` of ``achieved`` against the comparison's bound.
     plan_seconds, simulate_seconds : float
-        Wall time of planning, and of lowering + validating + simulating.
+        Wall time of planning, and of lowering + validating + simulating
+        (the steady-state runs included).
     error : str or None
         Why the candidate failed (``"planning: ..."``, ``"validation: ..."``, ``"simulation: ..."``).
+    steady : SteadyRate or None
+        For a series: the steady-state (marginal) rate and the start-up
+        and clean-up it implies, simulated under the comparison's model.
+    steady_gap : float or None
+        :meth:`Bound.gap` of the steady-state rate against the comparison's bound.
+    status : Status or None
+        Under the comparison's model: OPTIMAL when ``gap`` or ``steady_gap``
+        is at most :data:`OPTIMAL_TOLERANCE` (the schedule meets a bound that
+        holds for every schedule), FEASIBLE otherwise, ERROR when it failed.
+        The schedule's own ``status`` is a claim under its own model
+        (:func:`collsched.bounds.own_model`).
 
     Examples
     --------
@@ -82,6 +115,9 @@ class Candidate:
     plan_seconds: float
     simulate_seconds: float
     error: str | None = None
+    steady: SteadyRate | None = None
+    steady_gap: float | None = None
+    status: Status | None = None
 
     @property
     def valid(self) -> bool:
@@ -93,6 +129,92 @@ class Candidate:
         True
         """
         return self.error is None
+
+    @property
+    def status_text(self) -> str:
+        """The status under the comparison's model, as a table shows it.
+
+        ``"optimal"`` (the ``count`` operations meet the bound),
+        ``"optimal in steady state"`` (only the steady-state rate does),
+        ``"feasible"``, or ``"failed (stage)"``.
+
+        Examples
+        --------
+        >>> Candidate("x", "baselines", None, None, 1.0, 0.0, 0.0, 0.0, status=Status.OPTIMAL).status_text
+        'optimal'
+        >>> Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, "planning: no").status_text
+        'failed (planning)'
+        """
+        if not self.valid:
+            stage = (self.error or "").split(":", 1)[0].strip()
+            return f"failed ({stage})" if stage else "failed"
+        if self.status is not Status.OPTIMAL:
+            return "feasible"
+        return "optimal" if _meets(self.gap) else "optimal in steady state"
+
+
+def _meets(gap: float | None) -> bool:
+    return gap is not None and gap <= OPTIMAL_TOLERANCE
+
+
+@dataclass(frozen=True)
+class ComparisonTable:
+    """A comparison as a table: the one every renderer prints (terminal, HTML).
+
+    Attributes
+    ----------
+    header : tuple of str
+    rows : tuple of tuple of str
+        One per candidate, best first; every number formatted.
+    numeric : tuple of bool
+        Per column, whether it holds numbers (right-aligned).
+    notes : tuple of str
+        What the table's numbers are: the model, the bound and why, and
+        what the columns measure.
+
+    Examples
+    --------
+    >>> t = ComparisonTable(("a", "b"), (("x", "1"),), (False, True), ("model: m",))
+    >>> print(t.text())
+    a | b
+    x | 1
+      model: m
+    """
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...]
+    notes: tuple[str, ...]
+
+    def column(self, name: str) -> list[str]:
+        """The cells of the column headed ``name``, top to bottom.
+
+        Raises
+        ------
+        KeyError
+            No such column.
+
+        Examples
+        --------
+        >>> ComparisonTable(("a", "b"), (("x", "1"),), (False, True), ()).column("b")
+        ['1']
+        """
+        if name not in self.header:
+            raise KeyError(f"no column {name!r} (columns: {', '.join(self.header)})")
+        i = self.header.index(name)
+        return [row[i] for row in self.rows]
+
+    def text(self) -> str:
+        """Plain text: the header, one line per row (cells joined by `` | ``), then the notes indented.
+
+        Examples
+        --------
+        >>> print(ComparisonTable(("a",), (("x",),), (False,), ()).text())
+        a
+        x
+        """
+        lines = [" | ".join(self.header)] + [" | ".join(row) for row in self.rows]
+        return "\n".join(lines + ["  " + note for note in self.notes])
 
 
 @dataclass(frozen=True)
@@ -139,6 +261,11 @@ class Comparison:
     def rows(self) -> list[tuple]:
         """One row per candidate: algorithm, family, own bound, achieved, gap, plan s, simulate s, status.
 
+        The own bound is given only where it holds for every schedule under
+        the comparison's model (:func:`collsched.bounds.own_model`), else
+        None; :meth:`table` shows every own bound, labelled with its model.
+        The status is ``"ok"`` or the candidate's error.
+
         Examples
         --------
         >>> import collsched as cs
@@ -147,10 +274,95 @@ class Comparison:
         >>> cmp.rows()[0][0], cmp.rows()[0][-1]
         ('linear', 'ok')
         """
-        return [(c.algorithm, c.family,
-                 None if c.schedule is None or c.schedule.bound is None else float(c.schedule.bound.value),
+        return [(c.algorithm, c.family, _own_bound_here(c, self.model, self.metric),
                  c.achieved, c.gap, c.plan_seconds, c.simulate_seconds, "ok" if c.valid else c.error)
                 for c in self.candidates]
+
+    def table(self) -> ComparisonTable:
+        """The comparison as a table, every number labelled with the model it holds under.
+
+        Columns: algorithm; the achieved makespan, or for a series
+        the rate of its ``count`` operations (start-up and clean-up
+        included); its gap to :attr:`bound`; for a series also the
+        steady-state rate, its gap, and the start-up plus clean-up time;
+        the status under this comparison's model; the schedule's own bound
+        and, beside it, the model it holds under with the schedule's own
+        status there (the labels of :class:`collsched.bounds.OwnModel`);
+        planning + simulation time (ms). The family is the
+        candidate's :attr:`Candidate.family` (the bars show it).
+
+        Returns
+        -------
+        ComparisonTable
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+        >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=4)
+        >>> t = compare(p, c, model=cs.models.OnePort(cost="edges"), algorithms=["steady_state"]).table()
+        >>> t.header[1:7]
+        ('rate of 4 ops/s', 'gap', 'steady ops/s', 'steady gap', 'start-up s', 'status')
+        >>> t.rows[0][1:7]
+        ('0.4444', '+12.5%', '0.5', '+0.0%', '1', 'optimal in steady state')
+        >>> t.rows[0][7:9]
+        ('0.5', 'optimal (steady-state LP)')
+        """
+        series = self.metric == "throughput"
+        unit = "ops/s" if series else "s"
+        achieved = f"rate of {self.collective.count} {unit}" if series else "makespan s"
+        header = ["algorithm", achieved, "gap"]
+        if series:
+            header += ["steady ops/s", "steady gap", "start-up s"]
+        header += ["status", "own bound", "own status (model)", "plan + sim ms"]
+        rows = []
+        for c in self.candidates:
+            row = [c.algorithm, _fmt(c.achieved), _pct(c.gap)]
+            if series:
+                s = c.steady
+                row += [_fmt(None if s is None else float(s.rate)), _pct(c.steady_gap),
+                        _fmt(None if s is None else _startup(s))]
+            own = None if c.schedule is None else own_model(c.schedule)
+            bound = None if c.schedule is None else c.schedule.bound
+            row += [c.status_text, "–" if bound is None else _fmt(float(bound.value)),
+                    "–" if own is None else f"{c.schedule.status.value} ({own.label})",
+                    f"{_ms(c.plan_seconds)} + {_ms(c.simulate_seconds)}"]
+            rows.append(tuple(row))
+        numeric = tuple(h not in ("algorithm", "status", "own status (model)") for h in header)
+        return ComparisonTable(tuple(header), tuple(rows), numeric, tuple(self.notes()))
+
+    def notes(self) -> list[str]:
+        """What the numbers of :meth:`table` are: the model, the bound and why it is the one used.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3)
+        >>> compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), algorithms=["linear"]).notes()[0]
+        "model: Fluid(one_port=False, ties='fixed')"
+        """
+        unit = "ops/s" if self.metric == "throughput" else "s"
+        b = self.bound
+        notes = [f"model: {self.model!r}"]
+        if b is None:
+            notes.append("bound: none known under this model (no gap, no status optimal)")
+        else:
+            notes.append(f"bound: {_fmt(float(b.value))} {unit} ({b.name}), the tightest known to hold for every "
+                         "schedule under this model; gap and status are against it")
+        unused: dict[tuple[str, str], list[str]] = {}
+        for c in self.candidates:
+            own = None if c.schedule is None else own_model(c.schedule)
+            if own is not None and c.schedule.bound is not None and not _holds(c.schedule, self.model, self.metric):
+                unused.setdefault((c.schedule.bound.name, own.label), []).append(c.algorithm)
+        for (name, label), names in unused.items():
+            notes.append(f"own bound of {', '.join(names)} ({name}; model: {label}): not a bound on every schedule "
+                         "under this model, so shown beside it, never used for a gap or a status")
+        if self.metric == "throughput":
+            notes.append(f"rate of {self.collective.count}: {self.collective.count} operations / simulated makespan, "
+                         "start-up and clean-up included; steady-state: marginal rate (K2 - K1) / (makespan(K2) - "
+                         "makespan(K1)) between two simulated lengths; start-up s: what K2 operations take beyond "
+                         "K2 / steady-state rate (start-up plus clean-up)")
+        return notes
 
 
 def _achieved(result: SimResult, metric: str) -> float:
@@ -167,7 +379,64 @@ def _score(achieved: float, metric: str) -> float:
     return -achieved if metric == "throughput" else achieved
 
 
-def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bound | None, seed: int) -> Candidate:
+def _fmt(x) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return f"{float(x):.4g}"
+
+
+def _startup(s: SteadyRate) -> float:
+    """Start-up plus clean-up, rounding noise of the makespans (below 1e-9 of the longer one) as 0."""
+    return 0.0 if abs(s.startup) <= 1e-9 * s.makespans[1] else s.startup
+
+
+def _ms(seconds: float) -> str:
+    ms = 1e3 * seconds
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}"
+
+
+def _pct(gap: float | None) -> str:
+    return "–" if gap is None else f"{gap:+.1%}"
+
+
+def _holds(schedule: Schedule | None, model: Model, metric: str) -> bool:
+    """Whether a schedule's own bound bounds every schedule under ``model`` (and measures ``metric``)."""
+    if schedule is None or schedule.bound is None or schedule.bound.metric != metric:
+        return False
+    own = own_model(schedule)
+    return own is not None and own.holds_under(model)
+
+
+def _own_bound_here(c: Candidate, model: Model, metric: str) -> float | None:
+    return float(c.schedule.bound.value) if _holds(c.schedule, model, metric) else None
+
+
+def _tightest(bound: Bound | None, candidates, model: Model, metric: str) -> Bound | None:
+    """``bound`` or a candidate's own bound that holds under ``model`` and is tighter (beyond 1e-12 relative)."""
+    for c in candidates:
+        if not _holds(c.schedule, model, metric):
+            continue
+        own = c.schedule.bound
+        value = float(own.value)
+        tighter = bound is None or (value > float(bound.value) * (1 + 1e-12) if metric == "makespan"
+                                    else value < float(bound.value) * (1 - 1e-12))
+        if tighter:
+            bound = Bound(own.value, metric, f"{own.name}, {c.algorithm}'s own, which holds under this model")
+    return bound
+
+
+def _judged(c: Candidate, bound: Bound | None) -> Candidate:
+    """The candidate with its gaps to ``bound`` and its status under the comparison's model."""
+    if not c.valid:
+        return replace(c, status=Status.ERROR)
+    gap = bound.gap(c.achieved) if bound is not None and c.achieved > 0 else None
+    rate = None if c.steady is None else float(c.steady.rate)
+    steady_gap = bound.gap(rate) if bound is not None and rate else None
+    optimal = _meets(gap) or _meets(steady_gap)
+    return replace(c, gap=gap, steady_gap=steady_gap, status=Status.OPTIMAL if optimal else Status.FEASIBLE)
+
+
+def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool) -> Candidate:
     start = time.perf_counter()
     try:
         schedule = replace(algo.function(platform, collective, seed=seed), collective=collective)
@@ -190,13 +459,15 @@ def _candidate(platform, collective, algo, model: Model, metric: str, bound: Bou
             if best is None or _score(_achieved(result, metric), metric) < _score(_achieved(best[1], metric), metric):
                 best = (schedule, result)
         schedule, result = best
+        rate = None
+        if metric == "throughput" and steady:
+            stage = "steady-state simulation"
+            rate = steady_rate(platform, schedule, collective, model=model)
     except Exception as exc:
         return Candidate(algo.name, algo.family, schedule, None, None, None, planned - start,
                          time.perf_counter() - planned, f"{stage}: {_why(exc)}")
-    achieved = _achieved(result, metric)
-    gap = bound.gap(achieved) if bound is not None and achieved > 0 else None
-    return Candidate(algo.name, algo.family, schedule, result, achieved, gap, planned - start,
-                     time.perf_counter() - planned)
+    return Candidate(algo.name, algo.family, schedule, result, _achieved(result, metric), None, planned - start,
+                     time.perf_counter() - planned, steady=rate)
 
 
 def _rank(c: Candidate, metric: str) -> tuple:
@@ -206,7 +477,7 @@ def _rank(c: Candidate, metric: str) -> tuple:
 
 
 def compare(platform, collective, *, model: Model | None = None, algorithms: Sequence[str] | None = None,
-            seed: int = 0, progress: Callable[[str], None] | None = None) -> Comparison:
+            seed: int = 0, steady: bool = True, progress: Callable[[int, int, str], None] | None = None) -> Comparison:
     """Plan, validate and simulate every applicable algorithm (or those named) and rank them.
 
     Parameters
@@ -220,17 +491,30 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
         Registered names to compare; by default every algorithm that applies.
     seed : int
         Seed of randomised algorithms and of random tie-breaking.
+    steady : bool
+        For a series, also simulate each candidate at two more lengths for
+        its steady-state rate (:attr:`Candidate.steady`); False skips them
+        (faster; the table then shows no steady-state rate).
     progress : callable, optional
-        Called with each algorithm's name before it is planned (for progress bars).
+        ``progress(done, total, algorithm)``: once with ``(0, total, "")``
+        before the first algorithm, then after each algorithm finishes
+        (planned, validated and simulated, or failed) with the number done
+        so far and its name. An exception it raises, and a
+        KeyboardInterrupt, propagate unchanged.
 
     Returns
     -------
     Comparison
+        Its ``bound`` is :func:`~collsched.bounds.collective_bound` under
+        ``model``, or a candidate's own bound where that holds under
+        ``model`` and is tighter.
 
     Raises
     ------
     CollschedError
         An unknown name, or a named algorithm that does not apply.
+    ValueError
+        ``steady`` is not a bool.
     CollectiveError, PlatformError
         The collective does not fit the platform.
 
@@ -244,11 +528,18 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
     ('throughput', 'steady-state LP optimum (one-port, graph view)')
     >>> cmp.best.algorithm in registry.names()
     True
+    >>> seen = []
+    >>> _ = compare(p, c, model=cs.models.OnePort(cost="edges"), algorithms=["binomial", "linear"],
+    ...             progress=lambda done, total, name: seen.append((done, total, name)))
+    >>> seen
+    [(0, 2, ''), (1, 2, 'binomial'), (2, 2, 'linear')]
     >>> compare(p, c, algorithms=["caterpillar"])
     Traceback (most recent call last):
     ...
     collsched.errors.CollschedError: algorithm 'caterpillar' does not apply to a series of scatter (applicable: ...)
     """
+    if not isinstance(steady, bool):
+        raise ValueError(f"compare option steady={steady!r} is not a bool")
     collective.validate(platform)
     model = DEFAULT_MODEL if model is None else model
     if algorithms is None:
@@ -259,13 +550,15 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
             if not a.applies_to(collective):
                 raise not_applicable(a.name, collective)
     metric = "throughput" if collective.kind == "series" else "makespan"
-    bound = collective_bound(platform, collective, model=model)
     candidates = []
-    for algo in algos:
+    if progress is not None:
+        progress(0, len(algos), "")
+    for done, algo in enumerate(algos, 1):
+        candidates.append(_candidate(platform, collective, algo, model, metric, seed, steady))
         if progress is not None:
-            progress(algo.name)
-        candidates.append(_candidate(platform, collective, algo, model, metric, bound, seed))
-    candidates.sort(key=lambda c: _rank(c, metric))
+            progress(done, len(algos), algo.name)
+    bound = _tightest(collective_bound(platform, collective, model=model), candidates, model, metric)
+    candidates = sorted((_judged(c, bound) for c in candidates), key=lambda c: _rank(c, metric))
     return Comparison(platform, collective, model, metric, bound, tuple(candidates))
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import topologies
+from .algorithms import registry
 from .collectives import AllToAll, Broadcast, Reduce, Scatter, Series
 from .compare import Comparison, compare
 from .simulation import models
@@ -139,7 +140,8 @@ def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], N
     quick : bool
         Series of 8 operations instead of 400 (for tests).
     progress : callable, optional
-        ``progress(label, algorithm)`` before each algorithm is planned.
+        ``progress(label, algorithm)`` before each algorithm is planned
+        (label: the section's).
 
     Returns
     -------
@@ -158,7 +160,15 @@ def demo(seed: int = 1, *, quick: bool = False, progress: Callable[[str, str], N
     sections = []
     for label, where in DEMO_SECTIONS.items():
         platform = platforms[where]
-        step = None if progress is None else (lambda name, label=label: progress(label, name))
-        sections.append(DemoSection(label, compare(platform, demo_collectives(platform, count=count)[label],
-                                                   model=DEMO_MODELS[label], seed=seed, progress=step)))
+        collective = demo_collectives(platform, count=count)[label]
+        step = None
+        if progress is not None:
+            names = [a.name for a in registry.applicable(collective)]
+
+            def step(done, total, name, label=label, names=names):
+                if done < total:   # compare reports what finished: name the one that starts next
+                    progress(label, names[done])
+
+        sections.append(DemoSection(label, compare(platform, collective, model=DEMO_MODELS[label], seed=seed,
+                                                   progress=step)))
     return sections

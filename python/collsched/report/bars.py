@@ -4,8 +4,11 @@ One horizontal bar per candidate, in the comparison's order (best first):
 its makespan (seconds, lower is better) or its throughput (operations per
 second, higher is better), labelled with its value and its gap to the
 bound; the best candidate is drawn darker. The bound is a dashed vertical
-line. A candidate that failed (planning, validation or simulation) has no
-bar but a grey "failed" label with the stage that failed. The value axis
+line. For a series, the bar is the rate of its ``count`` operations
+(start-up and clean-up included) and a black tick marks each candidate's
+steady-state rate, labelled with its own gap. A candidate that failed
+(planning, validation or simulation) has no bar but a grey "failed" label
+with the stage that failed. The value axis
 turns logarithmic when the values span more than a factor of 50.
 
 Drawn with matplotlib's object API on the Agg canvas, like
@@ -39,6 +42,7 @@ BEST_COLOUR = "#1f5f99"
 BAR_COLOUR = "#8fb3d9"
 BOUND_COLOUR = "#c0392b"
 FAILED_COLOUR = "#9a9a9a"
+STEADY_COLOUR = "#111111"
 _UNIT = {"makespan": "s", "throughput": "operations/s"}
 
 
@@ -71,6 +75,10 @@ def bars_figure(comparison: Comparison, *, title: str | None = None, width: floa
     >>> cmp = compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), algorithms=["linear"])
     >>> bars_figure(cmp, title="broadcast").axes[0].get_title()
     'broadcast'
+    >>> c = cs.Series(cs.Scatter(source="h0", targets=p.hosts, size=1e6), count=4)
+    >>> fig = bars_figure(compare(p, c, model=cs.models.OnePort(cost="edges"), algorithms=["steady_state"]))
+    >>> [t.get_text() for t in fig.legends[0].get_texts()][0]
+    'steady-state rate'
     """
     metric = comparison.metric
     cands = list(comparison.candidates)
@@ -79,16 +87,24 @@ def bars_figure(comparison: Comparison, *, title: str | None = None, width: floa
     ax = fig.subplots()
     values = np.array([c.achieved if c.valid and c.achieved is not None else np.nan for c in cands], dtype=float)
     bound = None if comparison.bound is None else float(comparison.bound.value)
+    steady = np.array([float(c.steady.rate) if getattr(c, "steady", None) is not None and c.steady.rate > 0
+                       else np.nan for c in cands], dtype=float)
     shown = values[np.isfinite(values) & (values > 0)]
-    reference = np.concatenate([shown, [bound] if bound else []])
+    reference = np.concatenate([shown, steady[np.isfinite(steady)], [bound] if bound else []])
     log = reference.size > 1 and reference.max() / reference.min() > 50
     y = np.arange(len(cands))[::-1]
-    for yi, c, v in zip(y, cands, values):
+    for yi, c, v, rate in zip(y, cands, values, steady):
         if np.isfinite(v):
             colour = BEST_COLOUR if c is cands[0] else BAR_COLOUR
             ax.barh(yi, v, height=0.62, color=colour)
             gap = "" if c.gap is None else f"  gap {c.gap:+.1%}"
-            ax.annotate(f"{v:.4g}{gap}", (v, yi), xytext=(4, 0), textcoords="offset points", va="center",
+            if np.isfinite(rate):
+                ax.scatter([rate], [yi], marker="|", s=180, linewidths=1.8, color=STEADY_COLOUR, zorder=3,
+                           label="_nolegend_" if ax.collections else "steady-state rate")
+                sgap = "" if c.steady_gap is None else f" {c.steady_gap:+.1%}"
+                gap += f"; steady {rate:.4g}{sgap}"
+                v = max(v, rate)
+            ax.annotate(f"{c.achieved:.4g}{gap}", (v, yi), xytext=(4, 0), textcoords="offset points", va="center",
                         fontsize=7, color="#222222")
         else:
             ax.annotate(_short(c.error), (0, yi), xycoords=("axes fraction", "data"), xytext=(4, 0),
@@ -97,6 +113,7 @@ def bars_figure(comparison: Comparison, *, title: str | None = None, width: floa
     if bound:
         ax.axvline(bound, color=BOUND_COLOUR, linestyle="--", linewidth=1.2,
                    label=f"bound {bound:.4g} {_UNIT[metric]}: {comparison.bound.name}".replace("$", r"\$"))
+    if bound or np.isfinite(steady).any():
         fig.legend(loc="outside lower center", fontsize=7, frameon=False)
     if log:
         ax.set_xscale("log")
@@ -104,7 +121,7 @@ def bars_figure(comparison: Comparison, *, title: str | None = None, width: floa
     if log:
         ax.set_xlim(reference.min() / 2, top * 4)
     else:
-        ax.set_xlim(0, top * 1.35)
+        ax.set_xlim(0, top * (1.7 if np.isfinite(steady).any() else 1.35))
     ax.set_yticks(y, [f"{c.algorithm} ({c.family})" for c in cands], parse_math=False)   # names are not TeX
     ax.set_ylim(-0.6, len(cands) - 0.4)
     ax.tick_params(axis="y", labelsize=8)

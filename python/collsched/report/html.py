@@ -7,10 +7,13 @@ figure), no script, no external link. Per section:
 
 * a header: the collective, the platform, the model, the bound of the
   comparison and the best algorithm;
-* the comparison table: algorithm, family, the schedule's own bound,
-  achieved makespan or throughput, gap to the comparison's bound, planning
-  and simulation time, status (failed candidates say which stage failed
-  and why);
+* the comparison table, as :meth:`Comparison.table` makes it for every
+  renderer: achieved makespan or rate (and, for a series, the
+  steady-state rate and the start-up), gaps to the comparison's bound,
+  the status under the comparison's model, each schedule's own bound
+  labelled with the model it holds under, planning and simulation time
+  (failed candidates say which stage failed and why), then the table's
+  notes;
 * bars of achieved vs bound per algorithm (:mod:`collsched.report.bars`);
 * the platform drawn with the flows of the best schedule
   (:mod:`collsched.report.platform_flows`, seed 000's Figure 10);
@@ -176,30 +179,26 @@ def _sections(sections) -> list[tuple[str, Comparison]]:
     return items
 
 
-def _table(cmp: Comparison, unit: str) -> str:
-    head = ("algorithm", "family", "own bound", f"achieved ({unit})", "gap", "plan", "simulate", "status")
+def _table(cmp: Comparison) -> str:
+    """The comparison's table (:meth:`Comparison.table`, as the terminal prints it) and its notes."""
+    table = cmp.table()
+    status = table.header.index("status")
     rows = []
-    for i, c in enumerate(cmp.candidates):
-        own = None if c.schedule is None or c.schedule.bound is None else c.schedule.bound
-        own_text = "–" if own is None else f'<span title="{_e(own.name)}">{_num(float(own.value))}</span>'
-        gap = "–" if c.gap is None else f"{c.gap:+.1%}"
-        if c.valid:
-            cls, status = ("winner" if i == 0 else ""), ("best" if i == 0 else "ok")
-            planned = "" if c.schedule is None else f" · {_e(c.schedule.status.value)}"
-            status_cell = f'<td class="status">{status}{planned}</td>'
-        else:
-            cls = "failed"
-            stage, _, why = (c.error or "failed").partition(":")
-            status_cell = (f'<td class="status-failed">failed ({_e(stage.strip())})'
-                           f'<small>{_e(why.strip()[:300])}</small></td>')
-        cells = (f"<td>{_e(c.algorithm)}</td><td>{_e(c.family)}</td><td class=\"num\">{own_text}</td>"
-                 f"<td class=\"num\">{_num(c.achieved)}</td><td class=\"num\">{gap}</td>"
-                 f"<td class=\"num\">{format_quantity(c.plan_seconds, 'time', 3)}</td>"
-                 f"<td class=\"num\">{format_quantity(c.simulate_seconds, 'time', 3)}</td>{status_cell}")
-        rows.append(f'<tr class="{cls}">{cells}</tr>' if cls else f"<tr>{cells}</tr>")
-    header = "".join(f'<th class="num">{_e(h)}</th>' if 2 <= i <= 6 else f"<th>{_e(h)}</th>"
-                     for i, h in enumerate(head))
-    return f"<table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>"
+    for i, (c, row) in enumerate(zip(cmp.candidates, table.rows)):
+        cells = []
+        for j, (text, numeric) in enumerate(zip(row, table.numeric)):
+            if j == status and not c.valid:
+                why = (c.error or "").partition(":")[2]
+                cells.append(f'<td class="status-failed">{_e(text)}<small>{_e(why.strip()[:300])}</small></td>')
+            else:
+                cells.append(f'<td class="num">{_e(text)}</td>' if numeric else f"<td>{_e(text)}</td>")
+        cls = "failed" if not c.valid else ("winner" if i == 0 else "")
+        rows.append(f'<tr class="{cls}">{"".join(cells)}</tr>' if cls else f"<tr>{''.join(cells)}</tr>")
+    header = "".join(f'<th class="num">{_e(h)}</th>' if numeric else f"<th>{_e(h)}</th>"
+                     for h, numeric in zip(table.header, table.numeric))
+    notes = "".join(f"<li>{_e(note)}</li>" for note in table.notes)
+    return (f"<table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n"
+            f'<ul class="note">{notes}</ul>')
 
 
 def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
@@ -214,14 +213,16 @@ def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
     parts = [f'<section id="{sid}">', f"<h2>{_e(label)}</h2>"]
     if best is not None:
         gap = "" if best.gap is None else f", gap {best.gap:+.1%}"
-        facts.append(("best", f"{best.algorithm}: {cmp.metric} {_num(best.achieved)} {unit}{gap}"))
+        what = f"rate of {cmp.collective.count}" if cmp.metric == "throughput" else cmp.metric
+        facts.append(("best", f"{best.algorithm}: {what} {_num(best.achieved)} {unit}{gap}, {best.status_text} "
+                              "under this model"))
     else:
         facts.append(("best", "no valid schedule"))
     best_class = ' class="best"' if best is not None else ""
     parts.append('<dl class="facts">' + "".join(
         f"<dt>{_e(k)}</dt><dd{best_class if k == 'best' else ''}>{_e(v)}</dd>" for k, v in facts) + "</dl>")
     parts.append(f"<h3>{len(cmp.candidates)} algorithm{'s' * (len(cmp.candidates) != 1)}, best first</h3>")
-    parts.append(_table(cmp, unit))
+    parts.append(_table(cmp))
     parts.append('<div class="figures">')
     parts.append(_figure(bars_svg(cmp, scope=f"{sid}-bars"),
                          f"Achieved {cmp.metric} per algorithm; the dashed line is the bound."))
