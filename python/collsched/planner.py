@@ -94,7 +94,7 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, m
             raise ValueError(f"options {sorted(options)} need an algorithm (plan(..., algorithm=NAME, ...))")
         from .compare import compare
 
-        comparison = compare(platform, collective, model=model, seed=seed)
+        comparison = compare(platform, collective, model=model, seed=seed, steady=False)
         best = comparison.best
         params = dict(best.schedule.params, model=repr(comparison.model), gap=best.gap, achieved=best.achieved)
         return dataclasses.replace(best.schedule, bound=comparison.bound or best.schedule.bound, params=params)
