@@ -72,7 +72,7 @@ def test_a_reduce_of_other_sizes_is_another_collective(files, tmp_path, capsys):
     bigger = write(tmp_path, "r2.json", collective({**REDUCE, "size": 16}))
     code, _, err = run(["validate", files["platform"], bigger, files["schedule"]], capsys)
     assert code == 2 and err.count("\n") == 1
-    assert err.endswith("it is checked against (its size is 8.0, not 16.0) (check it against the collective it was "
+    assert err.endswith("it is checked against (size 8.0, not 16.0) (check it against the collective it was "
                         "planned for, or plan one for this collective)\n")
 
 
