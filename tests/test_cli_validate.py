@@ -72,7 +72,7 @@ def test_a_reduce_of_other_sizes_is_another_collective(files, tmp_path, capsys):
     bigger = write(tmp_path, "r2.json", collective({**REDUCE, "size": 16}))
     code, _, err = run(["validate", files["platform"], bigger, files["schedule"]], capsys)
     assert code == 2 and err.count("\n") == 1
-    assert err.endswith("it is checked against (its size is 8.0, not 16.0) (check it against the collective it was "
+    assert err.endswith("it is checked against (size 8.0, not 16.0) (check it against the collective it was "
                         "planned for, or plan one for this collective)\n")
 
 
@@ -106,3 +106,18 @@ def test_message_ids_past_int64_are_one_line_errors(tmp_path, capsys, command, m
     code, out, err = run([command, platform, scatter, prog], capsys)
     assert code == 2 and out == ""
     assert err == f"collsched: error: {prog}: ops[0][3]: {expected}\n"
+
+
+def test_rendezvous_deadlock_is_found_only_when_asked(tmp_path, capsys):
+    """a and b both send before they receive: fine with buffered sends, a deadlock with ``--rendezvous``."""
+    platform = write(tmp_path, "p.json", PLATFORM)
+    scatter = write(tmp_path, "c.json", collective({"type": "scatter", "source": "a", "targets": ["b"], "size": 8}))
+    prog = write(tmp_path, "prog.json", {
+        "format": "collsched", "version": 1, "kind": "program", "name": "swap", "ranks": ["a", "b", "c"],
+        "ops": [["a", "send", "b", 0, 8, [], [[0, 0, 0, 1, 0, 1]]], ["b", "send", "a", 1, 0, [], []],
+                ["a", "recv", "b", 1, 0, [0], []], ["b", "recv", "a", 0, 8, [1], []]]})
+    assert run(["validate", platform, scatter, prog], capsys)[0] == 0
+    code, out, err = run(["validate", platform, scatter, prog, "--rendezvous"], capsys)
+    assert code == 2 and out == ""
+    assert err == ("collsched: error: program 'swap': deadlock: rank a op 0 (send msg 0 to b), rank b op 0 (send msg 1 "
+                   "to a), rank a op 1 (recv msg 1 from b) can never run (a cycle of waits)\n")

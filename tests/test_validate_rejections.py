@@ -276,10 +276,10 @@ def test_the_same_kind_with_other_hosts_or_sizes_is_another_collective():
     s = cs.plan(P, c, algorithm="binomial")
     with pytest.raises(cs.ValidationError, match=r"planned for a broadcast from h0 over 4 hosts, not for the "
                                                  r"broadcast from h0 over 4 hosts it is checked against "
-                                                 r"\(its size is 8.0, not 16.0\)"):
+                                                 r"\(size 8.0, not 16.0\)"):
         cs.validate(P, cs.Broadcast(source="h0", targets=P.hosts, size=16), s)
     with pytest.raises(cs.ValidationError, match=r"over 4 hosts, not for the broadcast from h0 over 3 hosts it is "
-                                                 r"checked against \(its targets is \('h0', 'h1', 'h2', 'h3'\), "
+                                                 r"checked against \(targets \('h0', 'h1', 'h2', 'h3'\), "
                                                  r"not \('h0', 'h1', 'h2'\)\)"):
         cs.validate(P, cs.Broadcast(source="h0", targets=P.hosts[:3], size=8), s)
 
@@ -294,3 +294,10 @@ def test_a_series_count_is_free_and_a_program_is_not_checked():
     # a bare schedule, or a program, does not say what it was planned for: only the validator's verdict counts
     cs.validate(P, c, cs.TreeSchedule(root=one.root, children=one.children))
     cs.validate(P, c, one.lower(P, c))
+
+
+def test_the_message_reads_an_alltoall():
+    c = cs.AllToAll(senders=P.hosts, size=8)
+    with pytest.raises(cs.ValidationError, match=r"^schedule 'caterpillar' was planned for an alltoall over 4 hosts, "
+                                                 r"not for the gather to h0 over 4 hosts it is checked against"):
+        cs.validate(P, cs.Gather(sources=P.hosts, target="h0", size=8), cs.plan(P, c, algorithm="caterpillar"))

@@ -12,6 +12,10 @@
 //! same fragment) into `v[k..m]`, which preserves operand order. At the end,
 //! every rank must hold every value it must hold, whole.
 //!
+//! Each way of failing is a variant of [`Invalid`] (a malformed program is
+//! [`Invalid::Structure`]); `tests/validate_rejections.rs` has a test for each
+//! that asserts the exact error.
+//!
 //! ```
 //! use collsched_core::program::ProgramView;
 //! use collsched_core::validate::{validate, Invalid, Options};

@@ -390,10 +390,11 @@ fn sends_before_receives_deadlock_only_under_rendezvous() {
 fn deadlock_names_at_most_eight_stuck_operations() {
     // a ring of 6 ranks, each receiving from its left before sending to its right: 12 operations stuck
     let n = 6;
-    let mut p = Prog::new(n);
-    let recvs: Vec<usize> = (0..n as i64).map(|r| p.recv(r, (r + n as i64 - 1) % n as i64, (r + n as i64 - 1) % n as i64, &[])).collect();
-    for r in 0..n as i64 {
-        p.send(r, (r + 1) % n as i64, r, &[recvs[r as usize]], &[]);
+    let mut p = Prog::new(n as usize);
+    let left = |r: i64| (r + n - 1) % n;
+    let recvs: Vec<usize> = (0..n).map(|r| p.recv(r, left(r), left(r), &[])).collect();
+    for r in 0..n {
+        p.send(r, (r + 1) % n, r, &[recvs[r as usize]], &[]);
     }
     assert_eq!(p.run(&[], &[], EAGER), Err(Invalid::Deadlock { stuck: (0..8).collect() }));
 }

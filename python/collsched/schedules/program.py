@@ -130,7 +130,8 @@ class Program:
         Pieces are measured in ``1/denominator`` of a value.
     op_rank, op_kind, op_peer, op_msg, op_size : numpy arrays, one entry per op
         Rank index, kind (SEND, RECV, COMPUTE), peer rank (-1 for compute),
-        message id (-1 for compute), bytes or flop.
+        message id (-1 for compute; a label, any ``0 <= id < 2**63``, see
+        :meth:`renumbered`), bytes or flop.
     dep_ptr, dep_idx : numpy arrays
         CSR lists of dependencies: op ``i`` waits for ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]``.
     piece_ptr, pieces : numpy arrays

@@ -119,10 +119,12 @@ def _check_planned_for(schedule, collective: Collective) -> None:
         for f in dataclasses.fields(planned.base):
             a, b = _plain(getattr(planned.base, f.name)), _plain(getattr(collective.base, f.name))
             if a != b:
-                differs = f" (its {f.name} is {_short(a)}, not {_short(b)})"
+                differs = f" ({f.name} {_short(a)}, not {_short(b)})"
                 break
     name = getattr(schedule, "algorithm", "") or type(schedule).__name__
-    raise ValidationError(f"schedule {name!r} was planned for a {_describe(planned)}, not for the "
+    planned_for = _describe(planned)
+    article = "an" if planned_for[0] in "aeiou" else "a"
+    raise ValidationError(f"schedule {name!r} was planned for {article} {planned_for}, not for the "
                           f"{_describe(collective)} it is checked against{differs}",
                           fix="check it against the collective it was planned for, or plan one for this collective")
 
@@ -169,7 +171,8 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
     Raises
     ------
     ValidationError
-        Naming the rank, the operation and the value at fault.
+        Naming the rank, the operation and the value at fault; for a schedule
+        planned for another collective (see the module docstring), naming both.
     CollectiveError, PlatformError
         If the collective does not fit the platform.
 
