@@ -83,6 +83,7 @@ class RankPlan:
     """
 
     def __init__(self, program: Program, rank: int):
+        program = program.renumbered()  # message ids are labels; MPI tags and arrays here want them 0 .. M-1
         self.program = program
         self.rank = rank
         self.ops = [int(i) for i in program.ops_of(rank)]
