@@ -302,6 +302,8 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     """
     import highspy
 
+    from ..._highs import new_highs
+
     t0 = time.perf_counter()
     m, n = len(lp.rows), len(lp.names)
     start = np.zeros(n + 1, dtype=np.int32)
@@ -314,7 +316,7 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
                 f = floats[a] = _as_float(a, lp.names[j])
             cols[j].append((i, f))
     np.cumsum([len(c) for c in cols], out=start[1:])
-    h = highspy.Highs()
+    h = new_highs()  # silent: no banner on stdout (collsched._highs)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("time_limit", float(time_limit))
     if n > 2000:  # interior point + crossover (an optimal basis) is much faster than simplex on the big LPs
