@@ -108,13 +108,14 @@ def _planned_for(schedule: Path, platform: Path, collective: Path):
     except CollschedError as exc:
         if exc.where is not None:
             raise
-        what = exc.what
-        unknown = re.fullmatch(r"('[^']*') is not a rank of this program", what)
+        again = shlex.join(["collsched", "plan", str(platform), str(collective), "-o", str(schedule)])
+        unknown = re.fullmatch(r"('[^']*') is not a rank of this program", exc.what)
         if unknown:
-            what = f"names node {unknown.group(1)}, which {str(platform)!r} does not have"
-        raise type(exc)(f"{what}: was it planned for another platform or collective?", where=str(schedule),
-                        fix=f"plan it for these: {shlex.join(['collsched', 'plan', str(platform), str(collective), '-o', str(schedule)])}"
-                        ) from None
+            raise type(exc)(f"the schedule names node {unknown.group(1)}, which {str(platform)!r} does not have: "
+                            "it was planned for another platform", where=str(schedule),
+                            fix=f"plan it for this one: {again}") from None
+        raise type(exc)(f"{exc.what}; was the schedule planned for another platform or collective?",
+                        where=str(schedule), fix=f"plan it for these: {again}") from None
 
 
 @app.command("plan")

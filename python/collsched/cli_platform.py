@@ -49,7 +49,7 @@ def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or
                     console.print(table)
             else:
                 for line in matrix_lines(title, p.hosts, m, dim):
-                    console.out(line, highlight=False)
+                    console.file.write(line + "\n")  # tabs kept: rich would expand them
 
 
 def summary_table(p) -> Table:
