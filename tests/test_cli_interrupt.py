@@ -107,3 +107,41 @@ def test_ctrl_c_in_study_keeps_finished_cells_and_resumes(tmp_path, workers):
     assert proc.returncode == 0, err
     assert len((tmp_path / "second").read_text().split()) == 24 - kept
     assert (tmp_path / "out" / "slow-test" / "squares.csv").read_text().splitlines()[-1] == "23,529"
+
+
+def fake_compare(protocol, stop_after):
+    """A compare that reports progress in one of the two protocols and is interrupted after ``stop_after``."""
+    names = ["a", "b", "c", "d", "e"]
+
+    def new(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
+        progress(0, len(names), "")
+        for i, name in enumerate(names):
+            if i == stop_after:
+                raise KeyboardInterrupt
+            progress(i + 1, len(names), name)
+
+    def old(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
+        for i, name in enumerate(names):
+            progress(name)
+            if i == stop_after:
+                raise KeyboardInterrupt
+
+    def none(platform, collective, *, algorithms=None, model=None, seed=0):
+        raise KeyboardInterrupt
+
+    return {"new": new, "old": old, "none": none}[protocol]
+
+
+@pytest.mark.parametrize("protocol, said", [("new", "2 of 5"), ("old", "2 of 5"), ("none", "0 of 5")])
+def test_compare_progress_either_protocol(monkeypatch, protocol, said):
+    """``compare(progress=...)`` as ``progress(name)`` before each, ``progress(done, total, name)`` after each, or
+    absent: the interrupted line counts what finished either way."""
+    import collsched.compare
+    from collsched.cli import compare_with_progress
+    from collsched.cli_common import Interrupted
+
+    monkeypatch.setattr(collsched.compare, "compare", fake_compare(protocol, stop_after=2))
+    p = cs.topologies.star(3)
+    with pytest.raises(Interrupted, match=f"^interrupted; {said} algorithms done, nothing kept"):
+        compare_with_progress(p, cs.Broadcast(source="h0", targets=p.hosts, size=1),
+                              algorithms=["a", "b", "c", "d", "e"], show=False)

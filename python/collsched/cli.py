@@ -232,6 +232,7 @@ def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or c
 
     total = len(kwargs.get("algorithms") or registry.applicable(c))
     with Steps("algorithms", then, show=show) as steps:
+        steps.update(0, total, "planning")
         started = []
 
         def progress(*args):
