@@ -48,3 +48,18 @@ def test_schedule_of_another_collective_names_the_file(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1
     assert f"{schedule}: " in err and "planned for another platform or collective?" in err
     assert "(plan it for these: collsched plan " in err
+
+
+def test_exit_code_of_a_command_is_kept(monkeypatch, capsys):
+    """``typer.Exit(1)`` inside a command (compare: no valid schedule) exits 1, not 0."""
+    from types import SimpleNamespace
+
+    import collsched.cli
+    import collsched.compare
+
+    failed = SimpleNamespace(candidates=[SimpleNamespace(valid=False)])
+    monkeypatch.setattr(collsched.compare, "compare", lambda *args, **kwargs: failed)
+    monkeypatch.setattr(collsched.cli, "comparison_table", lambda comparison, title: "table")
+    monkeypatch.setattr(collsched.cli, "comparison_notes", lambda comparison: [])
+    code, out, _ = run(["compare", TIERS, str(EXAMPLES / "reduce.json")], capsys)
+    assert code == 1 and out == "table\n"

@@ -39,17 +39,17 @@ def host_list(items: List[str], option: str) -> list[str]:
 @collective_app.command("new")
 def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gather, reduce or alltoall."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the collective (.json)."),
-                   participants: List[str] = typer.Option([], "--participants", "--hosts", show_default=False,
+                   participants: List[str] = typer.Option([], "--participants", "--hosts", show_default=False, metavar="HOSTS",
                                                           help="Hosts, in order (repeat, or comma-separated); "
                                                                "default: every host of --platform."),
-                   size: str = typer.Option(..., help="Bytes per message, e.g. 1e6, 1MB, 64KiB."),
-                   source: Optional[str] = typer.Option(None, help="scatter, broadcast: the root (default: the first "
+                   size: str = typer.Option(..., metavar="SIZE", help="Bytes per message, e.g. 1e6, 1MB, 64KiB."),
+                   source: Optional[str] = typer.Option(None, metavar="HOST", help="scatter, broadcast: the root (default: the first "
                                                                    "participant)."),
-                   target: Optional[str] = typer.Option(None, help="gather, reduce: the root (default: the first "
+                   target: Optional[str] = typer.Option(None, metavar="HOST", help="gather, reduce: the root (default: the first "
                                                                    "participant)."),
-                   task_cost: Optional[str] = typer.Option(None, help="reduce: flop per combination, e.g. 10Mf "
+                   task_cost: Optional[str] = typer.Option(None, metavar="FLOP", help="reduce: flop per combination, e.g. 10Mf "
                                                                       "(default 0)."),
-                   receivers: List[str] = typer.Option([], show_default=False,
+                   receivers: List[str] = typer.Option([], show_default=False, metavar="HOSTS",
                                                        help="alltoall: the receivers, a subset for all-to-some "
                                                             "(default: every participant)."),
                    count: Optional[int] = typer.Option(None, help="A series of this many operations (steady state)."),
