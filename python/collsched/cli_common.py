@@ -175,7 +175,15 @@ class Steps:
         return self
 
     def update(self, done: int, total: int, description: str | None = None) -> None:
-        """``done`` of ``total`` steps are finished; ``description`` says what runs now."""
+        """``done`` of ``total`` steps are finished; ``description`` says what runs now.
+
+        Examples
+        --------
+        >>> with Steps("cells", "resume", show=False) as steps:
+        ...     steps.update(2, 5, "cells")
+        >>> steps.done, steps.total
+        (2, 5)
+        """
         self.done, self.total = done, total
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total,
