@@ -121,3 +121,9 @@ def test_check_output_accepts_the_working_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cli_common.check_output(Path("r.html"), (".html",), option="-o")
     cli_common.check_output(Path("results"), (), option="--out", folder=True)
+
+
+def test_study_out_that_is_a_file_refused(tmp_path, capsys):
+    (tmp_path / "results").write_text("")
+    code, _, err = run(["study", "orderings", "--out", str(tmp_path / "results")], capsys)
+    assert code == 2 and "is a file, not a folder" in err and err.count("\n") == 1

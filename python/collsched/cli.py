@@ -541,11 +541,7 @@ def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform."),
 
 def _flags_without_type(command, ctx=None) -> None:
     """Show flags as flags in ``--help``: no ``<bool>`` after ``--quick`` or ``--help`` (typer >= 0.29 adds it)."""
-    import typer.main
-
-    from typer._click import Context
-
-    ctx = Context(command, info_name=command.name, parent=ctx)
+    ctx = typer.Context(command, info_name=command.name, parent=ctx)
     help_option = command.get_help_option(ctx)
     for param in [*command.params, *([help_option] if help_option is not None else [])]:
         if getattr(param, "is_flag", False) and param.metavar is None:

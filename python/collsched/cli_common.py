@@ -93,6 +93,8 @@ def check_output(path: Path | None, suffixes: Sequence[str], *, option: str, fol
                                  fix=f"name it {' or '.join(suffixes)}")
         if path.is_dir():
             raise CollschedError(f"{shown}: is a folder", fix=f"name a file in it, e.g. {path / ('out' + suffixes[0])}")
+    elif path.exists() and not path.is_dir():
+        raise CollschedError(f"{shown}: is a file, not a folder", fix="name a folder (it is created if missing)")
     parent = path.parent
     if not parent.exists():
         raise CollschedError(f"{shown}: folder {parent} does not exist", fix="create it first, or write elsewhere")
