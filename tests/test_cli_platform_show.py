@@ -73,3 +73,13 @@ def test_matrix_on_a_terminal_wraps_columns_into_tables_that_fit():
     text = buf.getvalue()
     assert "…" not in text and max(map(len, text.splitlines())) <= 80
     assert sum(len(t.columns) - 1 for t in tables) == len(p.hosts)
+
+
+def test_matrix_of_too_many_hosts_is_refused_before_any_work(star, monkeypatch, capsys):
+    import collsched.cli_platform
+
+    monkeypatch.setattr(collsched.cli_platform, "MATRIX_LIMIT", 100)
+    monkeypatch.setattr(Platform, "_pair_matrix", lambda *args: pytest.fail("the matrix was computed"))
+    code, out, err = run(["platform", "show", star, "--matrix"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--matrix of 400 hosts would print 320,000 values (it prints up to 100 hosts; use --routes N" in err

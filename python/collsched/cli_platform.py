@@ -24,6 +24,9 @@ platform_app = typer.Typer(no_args_is_help=True, help="Show, generate and conver
 
 _PLATFORM_SUFFIXES = (".json", ".xml")
 
+MATRIX_LIMIT = 2000
+"""The most hosts ``--matrix`` prints (n x n values); beyond, Python's ``Platform.latency_matrix()``."""
+
 
 @platform_app.command("show")
 def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or SimGrid .xml)."),
@@ -37,6 +40,11 @@ def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or
     if routes < 0:
         raise CollschedError(f"--routes {routes} is negative", fix="give a count >= 0")
     p = load_platform(path)
+    if matrix and len(p.hosts) > MATRIX_LIMIT:
+        n = len(p.hosts)
+        raise CollschedError(f"--matrix of {n} hosts would print {2 * n * n:,} values",
+                             fix=f"it prints up to {MATRIX_LIMIT} hosts; use --routes N, or "
+                                 "Platform.latency_matrix() and bandwidth_matrix() in Python")
     console.print(summary_table(p))
     pairs = ((a, b) for a in p.hosts for b in p.hosts if a != b)
     for a, b in itertools.islice(pairs, routes):  # lazily: only the pairs shown are visited
