@@ -55,7 +55,7 @@ def start(tmp_path, *argv, log=None):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(PYTHON_DIR)]),
                SLOW_LOG=str(log or tmp_path / "log"))
     return subprocess.Popen([sys.executable, "-c", CLI, *argv], cwd=tmp_path, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
 def wait_for(condition, timeout=60.0):
@@ -83,15 +83,19 @@ def test_ctrl_c_in_compare_is_one_line_and_exit_130(tmp_path):
                         r"or compare fewer with -a NAME\n", err), err
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_in_study_keeps_finished_cells_and_resumes(tmp_path, workers):
+@pytest.mark.parametrize("workers, group", [(1, False), (2, False), (2, True)])
+def test_ctrl_c_in_study_keeps_finished_cells_and_resumes(tmp_path, workers, group):
+    """SIGINT to the command alone (``timeout -s INT``), or to its process group with its workers (Ctrl-C)."""
     (tmp_path / "slowstudy.py").write_text(SLOW_STUDY)
     argv = ["slowstudy", "study", "slow-test", "--out", "out", "--workers", str(workers)]
     cells = tmp_path / "out" / "slow-test" / ".cells"
     proc = start(tmp_path, *argv, log=tmp_path / "first")
     try:
         wait_for(lambda: len(list(cells.glob("*/*.pkl"))) >= 3)
-        proc.send_signal(signal.SIGINT)
+        if group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
