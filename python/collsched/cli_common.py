@@ -33,7 +33,7 @@ from rich.console import Console
 
 from .errors import CollschedError
 
-__all__ = ["console", "err_console", "Interrupted", "Steps", "check_output", "parse_options"]
+__all__ = ["console", "err_console", "Interrupted", "Steps", "working", "check_output", "parse_options"]
 
 console = Console(width=None if sys.stdout.isatty() else 120)
 """Results (tables, "wrote ..." lines): standard output, 120 columns when it is not a terminal."""
@@ -128,6 +128,20 @@ def parse_options(items: list[str], accepted: list[str], owner: str) -> dict:
         except json.JSONDecodeError:
             options[name] = raw
     return options
+
+
+def working(message: str, *, show: bool | None = None):
+    """A spinner saying ``message`` on stderr while a step of unknown length runs (when stderr is a terminal).
+
+    Examples
+    --------
+    >>> with working("reading p.json", show=False):
+    ...     pass
+    """
+    import contextlib
+
+    show = err_console.is_terminal if show is None else show
+    return err_console.status(message) if show else contextlib.nullcontext()
 
 
 class Steps:

@@ -15,7 +15,7 @@ from typing import List
 import typer
 from rich.table import Table
 
-from .cli_common import check_output, console, parse_options
+from .cli_common import check_output, console, parse_options, working
 from .errors import CollschedError
 
 __all__ = ["platform_app", "summary_table", "matrix_lines"]
@@ -39,7 +39,8 @@ def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or
 
     if routes < 0:
         raise CollschedError(f"--routes {routes} is negative", fix="give a count >= 0")
-    p = load_platform(path)
+    with working(f"reading {path}"):
+        p = load_platform(path)
     if matrix and len(p.hosts) > MATRIX_LIMIT:
         n = len(p.hosts)
         raise CollschedError(f"--matrix of {n} hosts would print {2 * n * n:,} values",
@@ -181,7 +182,8 @@ def platform_convert(source: Path = typer.Argument(..., help="Input platform (.j
     from .platform.io import load_platform, save_platform
 
     check_output(target, _PLATFORM_SUFFIXES, option="target")
-    platform = load_platform(source)
+    with working(f"reading {source}"):
+        platform = load_platform(source)
     save_platform(platform, target)
     console.print(f"wrote {target}")
 
