@@ -1,130 +1,66 @@
 """The ``collsched`` command line.
 
 Bad input (malformed files, unknown nodes, bad numbers, schedules that do
-not implement their collective) ends with one line on stderr saying what,
-where and how to fix it, and exit code 2; ``--debug`` shows the traceback.
+not implement their collective, output files that could not be written)
+ends with one line on stderr saying what, where and how to fix it, and exit
+code 2; ``--debug`` shows the traceback. Ctrl-C ends with one line saying
+how far the command got and how to go on, and exit code 130. Long commands
+show their progress on stderr when it is a terminal.
+
+The shared pieces are in :mod:`collsched.cli_common`; the ``platform`` and
+``collective`` groups in :mod:`collsched.cli_platform` and
+:mod:`collsched.cli_collective`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-import json
+import re
+import shlex
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from typer.exceptions import TyperException
-from rich.console import Console
 from rich.table import Table
 
+from .cli_collective import collective_app
+from .cli_common import Interrupted, Steps, check_output, console, parse_options
+from .cli_platform import platform_app
 from .errors import CollschedError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Plan, certify, simulate and run collective communications on heterogeneous platforms.")
-platform_app = typer.Typer(no_args_is_help=True, help="Show, generate and convert platform files.")
 app.add_typer(platform_app, name="platform")
+app.add_typer(collective_app, name="collective")
 
-console = Console(width=None if sys.stdout.isatty() else 120)
-_state = {"debug": False}
+_state = {"debug": False, "argv": []}
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        console.print(f"collsched {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
-def _main(debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors.")):
+def _main(debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors, "
+                                     "and the LP solver's output."),
+          version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    from . import _highs
+
     _state["debug"] = debug
+    _highs.VERBOSE = debug
 
 
-def _options(items: List[str], accepted: List[str], owner: str) -> dict:
-    """``NAME=VALUE`` options (VALUE read as JSON if it can be), each name one that ``owner`` accepts."""
-    options = {}
-    for item in items:
-        name, sep, raw = item.partition("=")
-        if not sep:
-            raise CollschedError(f"--param {item!r} is not NAME=VALUE")
-        if name not in accepted:
-            raise CollschedError(f"{owner} has no option {name!r}", fix=f"options: {', '.join(accepted) or 'none'}")
-        try:
-            options[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[name] = raw
-    return options
-
-
-# --- platform ----------------------------------------------------------------------
-@platform_app.command("show")
-def platform_show(path: Path = typer.Argument(..., help="Platform file (.json or SimGrid .xml)."),
-                  routes: int = typer.Option(0, help="Also print this many host-to-host routes."),
-                  matrix: bool = typer.Option(False, help="Also print the latency and bandwidth matrices.")):
-    """Summarise a platform: hosts, routers, links, routing."""
-    from .platform.io import load_platform
-    from .units import format_quantity as q
-
-    p = load_platform(path)
-    links = list(p.links.values())
-    table = Table(title=f"platform {p.name!r}", show_header=False)
-    table.add_row("hosts", f"{len(p.hosts)}: {_preview(p.hosts)}")
-    table.add_row("routers", f"{len(p.routers)}: {_preview(p.routers)}")
-    table.add_row("links", str(len(links)))
-    bws = [link.bandwidth for link in links]
-    lats = [link.latency for link in links]
-    if links:
-        table.add_row("bandwidth", f"{q(min(bws), 'bandwidth')} .. {q(max(bws), 'bandwidth')}")
-        table.add_row("latency", f"{q(min(lats), 'time')} .. {q(max(lats), 'time')}")
-    speeds = [p.nodes[h].speed for h in p.hosts]
-    table.add_row("host speed", f"{q(min(speeds), 'speed')} .. {q(max(speeds), 'speed')}")
-    table.add_row("routing", repr(p.routing))
-    if p.clusters:
-        table.add_row("clusters", ", ".join(str(len(c)) for c in p.clusters))
-    console.print(table)
-    shown = 0
-    for a in p.hosts:
-        for b in p.hosts:
-            if a != b and shown < routes:
-                console.print(f"{a} -> {b}: {' '.join(p.route(a, b))}  "
-                              f"({q(p.latency(a, b), 'time')}, {q(p.bandwidth(a, b), 'bandwidth')})")
-                shown += 1
-    if matrix:
-        for title, m, dim in (("latency", p.latency_matrix(), "time"), ("bandwidth", p.bandwidth_matrix(), "bandwidth")):
-            t = Table(title=title)
-            t.add_column("")
-            for h in p.hosts:
-                t.add_column(h)
-            for h, row in zip(p.hosts, m):
-                t.add_row(h, *("-" if a == h else q(x, dim) for a, x in zip(p.hosts, row)))
-            console.print(t)
-
-
-@platform_app.command("generate")
-def platform_generate(kind: str = typer.Argument(..., help="Generator name, e.g. star, hypercube, tiers."),
-                      output: Path = typer.Option(..., "-o", "--output", help="Where to write (.json or .xml)."),
-                      param: List[str] = typer.Option([], "-p", "--param",
-                                                      help="Generator option NAME=VALUE (VALUE read as JSON if it can be).")):
-    """Generate a platform with one of collsched.topologies' generators."""
-    from . import topologies
-    from .platform.io import save_platform
-
-    if kind not in topologies.__all__:
-        raise CollschedError(f"unknown generator {kind!r}", fix=f"use one of {', '.join(topologies.__all__)}")
-    generator = getattr(topologies, kind)
-    options = _options(param, list(inspect.signature(generator).parameters), f"generator {kind!r}")
-    try:
-        platform = generator(**options)
-    except TypeError as exc:
-        raise CollschedError(f"generator {kind!r}: {exc}") from None
-    save_platform(platform, output)
-    console.print(f"wrote {output}: {len(platform.hosts)} hosts, {len(platform.routers)} routers, "
-                  f"{len(platform.links)} links")
-
-
-@platform_app.command("convert")
-def platform_convert(source: Path = typer.Argument(..., help="Input platform (.json or .xml)."),
-                     target: Path = typer.Argument(..., help="Output platform (.json or .xml).")):
-    """Convert a platform between native JSON and SimGrid XML."""
-    from .platform.io import load_platform, save_platform
-
-    platform = load_platform(source)
-    save_platform(platform, target)
-    console.print(f"wrote {target}")
+def _again(drop: tuple[str, ...] = ()) -> str:
+    """The command line as the user typed it (without the options in ``drop``), to run it again."""
+    return shlex.join(["collsched", *(a for a in _state["argv"] if a not in drop)])
 
 
 # --- plan and validate ----------------------------------------------------------------
@@ -149,6 +85,39 @@ def _fmt(x, unit: str = "") -> str:
     return f"{x:.4g}{unit}"
 
 
+_FIGURES = (".png", ".svg", ".pdf")
+
+
+def _program(p, c, schedule: Path, platform: Path, collective: Path, *, rendezvous: bool = False):
+    """The validated program of a schedule or program file, an error naming the file if it does not fit."""
+    from .schedules.io import load_program_or_schedule
+    from .schedules.validate import lower_any, validate
+
+    s = load_program_or_schedule(schedule)
+    with _planned_for(schedule, platform, collective):
+        program = lower_any(p, c, s)
+        validate(p, c, program, rendezvous=rendezvous)
+    return program
+
+
+@contextlib.contextmanager
+def _planned_for(schedule: Path, platform: Path, collective: Path):
+    """A schedule file that does not fit the platform and collective given: say which file, and how to fix it."""
+    try:
+        yield
+    except CollschedError as exc:
+        if exc.where is not None:
+            raise
+        again = shlex.join(["collsched", "plan", str(platform), str(collective), "-o", str(schedule)])
+        unknown = re.fullmatch(r"('[^']*') is not a rank of this program", exc.what)
+        if unknown:
+            raise type(exc)(f"the schedule names node {unknown.group(1)}, which {str(platform)!r} does not have: "
+                            "it was planned for another platform", where=str(schedule),
+                            fix=f"plan it for this one: {again}") from None
+        raise type(exc)(f"{exc.what}; was the schedule planned for another platform or collective?",
+                        where=str(schedule), fix=f"plan it for these: {again}") from None
+
+
 @app.command("plan")
 def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
                  collective: Path = typer.Argument(..., help="Collective file (.json)."),
@@ -166,6 +135,7 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
     from .schedules.io import save_schedule
     from .schedules.validate import validate
 
+    check_output(output, (".json",), option="-o")
     p, c = load_platform(platform), load_collective(collective)
     if algorithm is not None and model is not None:
         raise CollschedError("--model chooses among algorithms: give it without --algorithm")
@@ -177,7 +147,7 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
 
         fn = registry.get(algorithm).function
         accepted = [n for n, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and n != "seed"]
-        options = _options(param, accepted, f"algorithm {algorithm!r}")
+        options = parse_options(param, accepted, f"algorithm {algorithm!r}")
     try:
         schedule = plan(p, c, algorithm, seed=seed, model=_model(model), **options)
     except (TypeError, ValueError) as exc:
@@ -201,19 +171,18 @@ def lower_command(platform: Path = typer.Argument(..., help="Platform file."),
     from .schedules.io import load_schedule, save_goal, save_program
     from .schedules.validate import validate
 
+    check_output(output, (".json", ".goal"), option="-o")
     p, c = load_platform(platform), load_collective(collective)
     s = load_schedule(schedule)
     if sync is not None and not isinstance(s, StepSchedule):
         raise CollschedError(f"--sync applies to step schedules, not to a {s.shape} schedule")
-    program = s.lower(p, c, sync=sync) if sync is not None else s.lower(p, c)
-    validate(p, c, program)
-    suffix = output.suffix.lower()
-    if suffix == ".goal":
+    with _planned_for(schedule, platform, collective):
+        program = s.lower(p, c, sync=sync) if sync is not None else s.lower(p, c)
+        validate(p, c, program)
+    if output.suffix.lower() == ".goal":
         save_goal(program, output, speed={h: p.nodes[h].speed for h in p.hosts})
-    elif suffix == ".json":
-        save_program(program, output)
     else:
-        raise CollschedError(f"cannot tell the format of {str(output)!r}", fix="name it .json or .goal")
+        save_program(program, output)
     console.print(f"wrote {output}: {program.n_ops} operations on {len(program.ranks)} ranks, validated")
 
 
@@ -236,33 +205,49 @@ def _compare_files(platform: Path, collective: Path, algorithms, model: Optional
     from .platform.io import load_platform
 
     p, c = load_platform(platform), load_collective(collective)
-    comparison = _compare_with_progress(p, c, algorithms=algorithms or None, model=_model(model), seed=seed)
+    comparison = compare_with_progress(p, c, algorithms=algorithms or None, model=_model(model), seed=seed)
     console.print(comparison_table(comparison, title=f"{c.kind} on {p.name}"))
     for line in comparison_notes(comparison):
         console.print(f"  {line}")
     return comparison
 
 
-def _compare_with_progress(p, c, **kwargs):
-    """:func:`collsched.compare.compare` with a progress bar (one step per algorithm)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or compare fewer with -a NAME",
+                          show: bool | None = None, **kwargs):
+    """:func:`collsched.compare.compare` with a progress bar; Ctrl-C becomes one :class:`Interrupted` line.
 
+    ``compare`` reports progress either as ``progress(algorithm)`` before each
+    algorithm or as ``progress(done, total, algorithm)`` after each (``done=0``
+    first); both are understood, and none if ``compare`` takes no ``progress``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> compare_with_progress(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6), show=False).best.algorithm
+    'binomial'
+    """
     from .algorithms import registry
     from .compare import compare
 
     total = len(kwargs.get("algorithms") or registry.applicable(c))
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task("planning", total=total)
-        seen = []
+    with Steps("algorithms", then, show=show) as steps:
+        steps.update(0, total, "planning")
+        started = []
 
-        def step(name):
-            if seen:
-                bar.advance(task)
-            seen.append(name)
-            bar.update(task, description=f"planning, validating, simulating {name}")
+        def progress(*args):
+            if len(args) == 3:  # progress(done, total, algorithm), after each
+                done, n, name = args
+                steps.update(done, n, f"{name} done" if done else "planning")
+            else:  # progress(algorithm), before each
+                started.extend(args)
+                steps.update(len(started) - 1, total, f"planning, validating, simulating {args[0]}")
 
-        return compare(p, c, progress=step, **kwargs)
+        if "progress" in inspect.signature(compare).parameters:
+            kwargs["progress"] = progress
+        comparison = compare(p, c, **kwargs)
+        steps.update(total, total)
+        return comparison
 
 
 def comparison_table(comparison, *, title: str) -> Table:
@@ -320,6 +305,7 @@ def report_command(platform: Path = typer.Argument(..., help="Platform file."),
     """Compare the algorithms for a collective and write one self-contained HTML report."""
     from .report.html import write_report
 
+    check_output(output, (".html",), option="-o")
     comparison = _compare_files(platform, collective, algorithm, model, seed)
     p, c = comparison.platform, comparison.collective
     path = write_report(output, {f"{c.kind} on {p.name}": comparison}, title=f"collsched: {c.kind} on {p.name}")
@@ -337,14 +323,12 @@ def simulate_command(platform: Path = typer.Argument(..., help="Platform file.")
     from .bounds import collective_bound
     from .collective_io import load_collective
     from .platform.io import load_platform
-    from .schedules.io import load_program_or_schedule
-    from .schedules.validate import lower_any, validate
     from .compare import DEFAULT_MODEL
     from .simulation import simulate
 
+    check_output(gantt, _FIGURES, option="--gantt")
     p, c = load_platform(platform), load_collective(collective)
-    program = lower_any(p, c, load_program_or_schedule(schedule))
-    validate(p, c, program)
+    program = _program(p, c, schedule, platform, collective)
     m = _model(model) or DEFAULT_MODEL
     r = simulate(p, program, c, model=m, seed=seed)
     b = collective_bound(p, c, model=m)
@@ -368,13 +352,9 @@ def validate_command(platform: Path = typer.Argument(..., help="Platform file.")
     """Check that a schedule (or program) implements a collective on a platform."""
     from .collective_io import load_collective
     from .platform.io import load_platform
-    from .schedules.io import load_program_or_schedule
-    from .schedules.validate import lower_any, validate
 
     p, c = load_platform(platform), load_collective(collective)
-    s = load_program_or_schedule(schedule)
-    program = lower_any(p, c, s)
-    validate(p, c, program, rendezvous=rendezvous)
+    program = _program(p, c, schedule, platform, collective, rendezvous=rendezvous)
     console.print(f"valid: {program.n_ops} operations, {program.n_messages} messages implement the {c.kind}")
 
 
@@ -396,8 +376,6 @@ def run_command(platform: Path = typer.Argument(..., help="Platform file."),
     from .platform.io import load_platform
     from .runtime import MPICollective, comparison_plot, comparison_table, run_many
     from .runtime.emulation import Emulation
-    from .schedules.io import load_program_or_schedule
-    from .schedules.validate import lower_any, validate
     from .simulation import models, simulate
 
     from .runtime.run import COMPUTE_MODES
@@ -406,9 +384,9 @@ def run_command(platform: Path = typer.Argument(..., help="Platform file."),
                            (repeat < 1, f"--repeat {repeat}", ">= 1"), (not timeout > 0, f"--timeout {timeout:g}", "> 0")):
         if bad:
             raise CollschedError(f"{what} is not allowed", fix=f"give {fix}")
+    check_output(plot, _FIGURES, option="--plot")
     p, c = load_platform(platform), load_collective(collective)
-    program = lower_any(p, c, load_program_or_schedule(schedule))
-    validate(p, c, program)
+    program = _program(p, c, schedule, platform, collective)
     items = [(program, c)] + ([MPICollective(c)] if baseline else [])
     with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
         results = run_many(p, items, repeat=repeat, timeout=timeout, compute=compute, emulation=net)
@@ -445,6 +423,7 @@ def calibrate_command(platform: Path = typer.Argument(..., help="Platform file (
     from .runtime.calibrate import calibrate
     from .runtime.emulation import Emulation
 
+    check_output(output, (".json",), option="-o")
     p = load_platform(platform)
     with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
         cal = calibrate(p, repeat=repeat, emulation=net)
@@ -470,9 +449,10 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
                   workers: Optional[int] = typer.Option(None, help="Local worker processes (default: the cores)."),
                   dask: Optional[str] = typer.Option(None, help="Run the cells on this Dask scheduler (tcp://HOST:PORT)."),
                   resume: bool = typer.Option(True, help="Reuse the cells an interrupted run finished.")):
-    """Run one of the papers' experiments and print its tables beside the paper's figures."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """Run one of the papers' experiments and print its tables beside the paper's figures.
 
+    Every finished cell is kept under OUT/NAME/.cells: after Ctrl-C (or a crash)
+    the same command goes on from where it stopped."""
     from .studies import get_study, run_study, study_names
 
     if name is None:
@@ -489,14 +469,14 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
     if workers is not None and workers < 1:
         raise CollschedError(f"--workers {workers} must be >= 1")
     get_study(name)  # an unknown name fails before any work
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
-        tasks = {}
+    check_output(out, (), option="--out", folder=True)
+    kept = out / name / ".cells"
+    with Steps("cells", f"kept in {kept}; resume with: {_again(drop=('--no-resume',))}") as steps:
+        counts = {}
 
         def progress(label, done, total):
-            if label not in tasks:
-                tasks[label] = bar.add_task(label, total=total)
-            bar.update(tasks[label], completed=done, total=total)
+            counts[label] = (done, total)
+            steps.update(sum(d for d, _ in counts.values()), sum(t for _, t in counts.values()), label)
 
         report = run_study(name, samples=samples, seed=seed, quick=quick, out=out, workers=workers, dask=dask,
                            resume=resume, progress=progress)
@@ -515,20 +495,31 @@ def study_command(name: Optional[str] = typer.Argument(None, help="Study name; o
 # --- demo ---------------------------------------------------------------------------------
 @app.command("demo")
 def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform."),
-                 quick: bool = typer.Option(False, help="Short series (8 operations instead of 400)."),
-                 out: Path = typer.Option(Path("collsched-demo.html"), "-o", "--out", help="Where to write the HTML report.")):
+                 quick: bool = typer.Option(False, "--quick", help="Short series (8 operations instead of 400)."),
+                 out: Optional[Path] = typer.Option(None, "-o", "--out", show_default=False,
+                                                    help="Where to write the HTML report (default: collsched-demo.html "
+                                                         "in the system's temporary folder).")):
     """Compare every algorithm on a built-in heterogeneous platform; print the tables and write an HTML report."""
+    import tempfile
     import time
 
-    from .demo import demo, demo_platform
+    from .demo import DEMO_SECTIONS, demo, demo_platform
 
+    out = Path(tempfile.gettempdir()) / "collsched-demo.html" if out is None else out
+    check_output(out, (".html",), option="-o")
     p = demo_platform(seed)
     console.print(f"platform {p.name!r}: {len(p.hosts)} hosts, {len(p.routers)} routers, {len(p.links)} links "
                   f"(Tiers-like WAN/MAN/LAN, seed {seed})")
     start = time.perf_counter()
-    with console.status("planning") as status:
-        sections = demo(seed, quick=quick,
-                        progress=lambda label, name: status.update(f"{label}: planning, validating, simulating {name}"))
+    labels = list(DEMO_SECTIONS)
+    then = "nothing kept: run it again" + ("" if quick else " (--quick is shorter)")
+    with Steps("sections", then) as steps:
+        steps.update(0, len(labels))
+
+        def progress(label, name, *rest):
+            steps.update(labels.index(label), len(labels), f"{label}: {name}")
+
+        sections = demo(seed, quick=quick, progress=progress)
     for section in sections:
         cmp = section.comparison
         console.print(comparison_table(cmp, title=f"{section.label} ({cmp.collective.base.kind}, "
@@ -539,34 +530,60 @@ def demo_command(seed: int = typer.Option(1, help="Seed of the demo platform."),
                   f"in {time.perf_counter() - start:.1f} s")
     from .report.html import write_report
 
-    with console.status("writing the report"):
-        path = write_report(out, {s.label: s.comparison for s in sections}, title="collsched demo",
-                            intro=f"Every applicable algorithm on {p.name} (Tiers-like WAN/MAN/LAN, seed {seed}; the "
-                                  "grid broadcast on demo-grid, 8 clusters): planned, validated, simulated and ranked "
-                                  "against a bound valid under the model.")
-    console.print(f"report: {path.resolve()}")
+    path = write_report(out, {s.label: s.comparison for s in sections}, title="collsched demo",
+                        intro=f"Every applicable algorithm on {p.name} (Tiers-like WAN/MAN/LAN, seed {seed}; the "
+                              "grid broadcast on demo-grid, 8 clusters): planned, validated, simulated and ranked "
+                              "against a bound valid under the model.")
+    console.print(f"report: {path.resolve()}", soft_wrap=True)
     if not all(s.comparison.candidates and s.comparison.candidates[0].valid for s in sections):
         raise typer.Exit(1)
 
 
-def _preview(items, k: int = 6) -> str:
-    return ", ".join(items[:k]) + (", ..." if len(items) > k else "")
+def _flags_without_type(command, ctx=None) -> None:
+    """Show flags as flags in ``--help``: no ``<bool>`` after ``--quick`` or ``--help`` (typer >= 0.29 adds it)."""
+    ctx = typer.Context(command, info_name=command.name, parent=ctx)
+    help_option = command.get_help_option(ctx)
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _flags_without_type(sub, ctx)
+
+
+def _command():
+    """The click command of :data:`app`, built once, with flags shown as flags."""
+    import typer.main
+
+    if "command" not in _state:
+        command = typer.main.get_command(app)
+        try:
+            _flags_without_type(command)
+        except Exception:  # pragma: no cover - typer internals moved: help shows '<bool>' again, nothing worse
+            pass
+        _state["command"] = command
+    return _state["command"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning user errors into one line and exit code 2."""
-    args = sys.argv[1:] if argv is None else argv
+    """Entry point: run the app; user errors become one line and exit code 2, Ctrl-C one line and exit code 130."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    _state["argv"] = args
     debug = "--debug" in args
     try:
-        app(args=args, standalone_mode=False)
+        code = _command().main(args=args, prog_name="collsched", standalone_mode=False)
+    except Interrupted as exc:
+        print(f"collsched: {exc}", file=sys.stderr)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        print("collsched: interrupted", file=sys.stderr)
+        sys.exit(130)
     except CollschedError as exc:
         if debug:
             raise
         print(f"collsched: error: {exc}", file=sys.stderr)
         sys.exit(2)
     except (typer.Exit, SystemExit) as exc:
-        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
-        sys.exit(code)
+        sys.exit(getattr(exc, "exit_code", getattr(exc, "code", 0)))
     except typer.Abort:
         sys.exit(1)
     except TyperException as exc:  # usage errors: typer shows them itself
@@ -576,6 +593,10 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(f"collsched: error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    if code == 130:  # typer turns a KeyboardInterrupt outside any progress into exit code 130
+        print("collsched: interrupted", file=sys.stderr)
+    if isinstance(code, int) and code:  # typer returns the code of typer.Exit(code) without standalone mode
+        sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

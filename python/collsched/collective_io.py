@@ -26,6 +26,11 @@ file and the JSON path of the bad value (``coll.json: collective.size: ...``),
 including what the collective's own checks reject (an empty participant
 list, a host listed twice).
 
+To make a document without writing JSON by hand, build the collective and
+save it (``save_collective(Reduce(...), "reduce.json")``), or name its kind
+and its hosts with :func:`new_collective` (what ``collsched collective new``
+does).
+
 This module also holds two helpers the schedule reader shares:
 :func:`located` and :func:`count_field`.
 
@@ -47,13 +52,14 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
-from .collectives import COLLECTIVE_KINDS, AllToMany, Collective, Reduce, Scatter, Series  # noqa: F401 (doctests)
+from .collectives import COLLECTIVE_KINDS, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, \
+    Series  # noqa: F401 (doctests)
 from .errors import CollschedError, FormatError
 from .fileformat import REQUIRED, Where, atomic_write, check_keys, dump_document, elements, field, load_document, \
     read_text
 
 __all__ = ["collective_to_json", "collective_from_json", "collective_to_dict", "collective_from_dict",
-           "load_collective", "save_collective", "located", "count_field"]
+           "load_collective", "save_collective", "new_collective", "NEW_KINDS", "located", "count_field"]
 
 
 # --- helpers shared with the schedule reader ------------------------------------------
@@ -376,3 +382,82 @@ def save_collective(c: Collective, path: str | os.PathLike) -> None:
     """
     atomic_write(path, collective_to_json(c))
 
+
+
+# --- making one from a few fields ----------------------------------------------------------
+
+NEW_KINDS = {"scatter": ("source",), "broadcast": ("source",), "gather": ("target",),
+             "reduce": ("target", "task_cost"), "alltoall": ("receivers",)}
+"""The kinds :func:`new_collective` makes, and the options each takes beyond hosts, size and count."""
+
+
+def new_collective(kind: str, hosts, *, size, source: str | None = None, target: str | None = None,
+                   task_cost=None, receivers=None, count: int | None = None) -> Collective:
+    """A collective of one of the common kinds, from its hosts and a message size.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`NEW_KINDS`: ``scatter``, ``broadcast``, ``gather``, ``reduce``, ``alltoall``.
+        (An ``alltomany`` needs its messages one by one: build an
+        :class:`~collsched.collectives.AllToMany` and :func:`save_collective` it.)
+    hosts : sequence of str
+        The participants: the targets of a scatter or broadcast, the sources
+        of a gather, the operands of a reduce in operand order, the senders
+        of an all-to-all.
+    size : float or str
+        Bytes per message (or per partial result of a reduce); unit strings such as ``"1MB"`` too.
+    source : str, optional
+        Scatter, broadcast: the root (default: the first host).
+    target : str, optional
+        Gather, reduce: the root (default: the first host).
+    task_cost : float or str, optional
+        Reduce: flop per combination (default 0; ``"10Mf"`` too).
+    receivers : sequence of str, optional
+        All-to-all: the receivers, a subset of the hosts for all-to-some (default: every host).
+    count : int, optional
+        A :class:`~collsched.collectives.Series` of this many operations.
+
+    Returns
+    -------
+    Collective
+
+    Raises
+    ------
+    CollschedError
+        An unknown kind, an option the kind does not take, or a value the collective rejects.
+
+    Examples
+    --------
+    >>> c = new_collective("reduce", ["h0", "h1", "h2"], size="1MB", task_cost="10Mf", count=100)
+    >>> c.count, c.collective.target, c.collective.size, c.collective.task_cost
+    (100, 'h0', 1000000.0, 10000000.0)
+    >>> new_collective("scatter", ["h0", "h1", "h2"], size="64KiB", source="h1")
+    Scatter(source='h1', targets=('h0', 'h1', 'h2'), size=65536.0)
+    >>> new_collective("scatter", ["h0", "h1"], size=8, target="h1")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: a scatter takes no target (its options: source)
+    """
+    from .units import parse
+
+    if kind not in NEW_KINDS:
+        raise CollschedError(f"cannot make a collective of kind {kind!r}", fix=f"use one of {', '.join(NEW_KINDS)}")
+    given = {"source": source, "target": target, "task_cost": task_cost, "receivers": receivers}
+    for name, value in given.items():
+        if value is not None and name not in NEW_KINDS[kind]:
+            raise CollschedError(f"a {kind} takes no {name}", fix=f"its options: {', '.join(NEW_KINDS[kind])}")
+    hosts = list(hosts)
+    if not hosts:
+        raise CollschedError(f"{kind} hosts is empty", fix="name at least one host")
+    size = parse(size, "size", where="size")
+    if kind in ("scatter", "broadcast"):
+        c = COLLECTIVE_KINDS[kind](source=hosts[0] if source is None else source, targets=hosts, size=size)
+    elif kind == "gather":
+        c = Gather(sources=hosts, target=hosts[0] if target is None else target, size=size)
+    elif kind == "reduce":
+        c = Reduce(participants=hosts, target=hosts[0] if target is None else target, size=size,
+                   task_cost=0.0 if task_cost is None else parse(task_cost, "flops", where="task_cost"))
+    else:
+        c = AllToAll(senders=hosts, receivers=None if receivers is None else list(receivers), size=size)
+    return c if count is None else Series(c, count=count)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -159,17 +160,13 @@ class Cells:
         else:
             pool = self._local_pool()
             futures = {pool.submit(fn, item): i for i, item in zip(index, items)}
-            try:
-                for future in as_completed(futures):
-                    yield futures[future], future.result()
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+            for future in as_completed(futures):  # on an error or Ctrl-C, close(abort=True) stops the rest
+                yield futures[future], future.result()
 
     def _local_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:  # spawn: the Rust core and BLAS may hold threads, which fork would copy badly
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("spawn"),
+                                             initializer=_ignore_sigint)  # Ctrl-C is the parent's to handle
         return self._pool
 
     def _on_dask(self, fn, items: list, index: list[int]):
@@ -195,15 +192,24 @@ class Cells:
             self._client.cancel(futures)
             raise
 
-    def close(self) -> None:
+    def close(self, *, abort: bool = False) -> None:
         """Stop the local pool and drop a Dask client this object opened (not one it was given).
+
+        Parameters
+        ----------
+        abort : bool
+            Stop the workers at once (after Ctrl-C or an error) instead of
+            letting the cells they run finish; finished cells are already kept.
 
         Examples
         --------
         >>> Cells().close()
         """
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            if abort:  # the pool marks the cells left as failed (cancelling them races with that in Python 3.11)
+                for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    process.terminate()
+            self._pool.shutdown(wait=not abort, cancel_futures=not abort)
             self._pool = None
         if self._client is not None and self._client is not self.dask:
             self._client.close()
@@ -212,8 +218,13 @@ class Cells:
     def __enter__(self) -> Cells:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, exc, tb) -> None:
+        self.close(abort=kind is not None)
+
+
+def _ignore_sigint() -> None:
+    """Pool workers ignore Ctrl-C (sent to the whole process group): the parent stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class _Missing:

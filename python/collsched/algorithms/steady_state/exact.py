@@ -344,6 +344,8 @@ def _highs(lp: LinearProgram, time_limit: float):
     """A HiGHS instance holding ``lp`` (maximisation), and the seconds spent passing it."""
     import highspy
 
+    from ..._highs import new_highs
+
     t0 = time.perf_counter()
     m, n = len(lp.rows), len(lp.names)
     start = np.zeros(n + 1, dtype=np.int32)
@@ -356,7 +358,7 @@ def _highs(lp: LinearProgram, time_limit: float):
                 f = floats[a] = _as_float(a, lp.names[j])
             cols[j].append((i, f))
     np.cumsum([len(c) for c in cols], out=start[1:])
-    h = highspy.Highs()
+    h = new_highs()  # silent: no banner on stdout (collsched._highs)
     h.setOptionValue("output_flag", False)
     h.setOptionValue("time_limit", float(time_limit))
     if n > 2000:  # interior point + crossover (an optimal basis) is much faster than simplex on the big LPs
