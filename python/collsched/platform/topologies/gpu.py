@@ -6,9 +6,13 @@ source's GPU order (chassis by chassis), NVSwitches, NICs and InfiniBand
 switches are routers, a one-way connection is a ``directed=True`` link, a
 two-way one a full-duplex link with the source's bandwidth in each
 direction. Routing is shortest path by hop count (deterministic ties): GPU
-→ switch → GPU inside an NVSwitch box, GPU → GPU over point-to-point links;
-a route may pass through a GPU, which forwards as the sources' flow models
-let it. ``clusters`` is the partition of GPUs by chassis (node).
+→ switch → GPU inside an NVSwitch box, GPU → GPU over point-to-point links
+(on MI250, a table keeps routes inside a node on xGMI); a route may pass
+through a GPU, which forwards, as in the sources' flow models. The sources
+plan over the graph, not over routes: the static routes matter to the
+routed view and the simulators, the graph view (every link direction a
+capacity) to the multi-port LPs. ``clusters`` is the partition of GPUs by
+chassis (node).
 
 ==========================  ================================================  =====================================
 generator                   fabric                                            source
@@ -59,7 +63,7 @@ Examples
 from __future__ import annotations
 
 from ..model import Platform
-from ..routing import ShortestPath
+from ..routing import RouteTable, ShortestPath
 from ._common import MAX_HOSTS, Builder, Options, Spec, Value
 
 __all__ = ["dgx2", "ndv2", "dgx_a100", "mi250"]
@@ -82,6 +86,36 @@ MI250_XGMI = {(0, 1): 4, (0, 4): 2, (0, 8): 1, (1, 5): 1, (1, 9): 1, (1, 10): 1,
               (2, 9): 1, (2, 10): 1, (3, 7): 2, (3, 11): 1, (4, 5): 4, (4, 6): 1, (5, 6): 1, (5, 7): 1,
               (6, 7): 4, (8, 9): 4, (8, 12): 2, (9, 13): 1, (10, 11): 4, (10, 14): 1, (11, 15): 2,
               (12, 13): 4, (12, 14): 1, (13, 14): 1, (13, 15): 1, (14, 15): 4}
+
+
+def _mesh_paths(links: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Fewest-hop paths over a mesh of ``n`` GPUs, for every pair ``(i, j)``, ``i < j``.
+
+    Breadth-first from ``i``, neighbours in increasing order, a GPU's first
+    discoverer kept: the path through the lowest-numbered GPUs among the shortest.
+    """
+    adjacent: list[list[int]] = [[] for _ in range(n)]
+    for i, j in sorted(links):
+        adjacent[i].append(j)
+        adjacent[j].append(i)
+    paths = {}
+    for i in range(n):
+        parent = {i: i}
+        frontier = [i]
+        while frontier:
+            reached = []
+            for u in frontier:
+                for v in sorted(adjacent[u]):
+                    if v not in parent:
+                        parent[v] = u
+                        reached.append(v)
+            frontier = reached
+        for j in range(i + 1, n):
+            path = [j]
+            while path[-1] != i:
+                path.append(parent[path[-1]])
+            paths[i, j] = tuple(reversed(path))
+    return paths
 
 
 def _lanes(b: Builder, count: int, bandwidth: Spec) -> float:
@@ -429,7 +463,10 @@ def mi250(nodes: int = 2, *, xgmi_bandwidth: Value = 50e9, xgmi_latency: Value =
     -------
     Platform
         ``16 * nodes`` hosts, router ``ib`` with two or more nodes,
-        shortest-path routing (by hops), ``clusters`` by node.
+        ``clusters`` by node. Routing: inside a node, a route table of the
+        fewest-hop xGMI paths (ties to the lowest-numbered GCDs; by hops
+        alone a pair 2 or more hops apart could detour through the switch);
+        between nodes, shortest path, GCD → ``ib`` → GCD.
 
     Raises
     ------
@@ -445,6 +482,8 @@ def mi250(nodes: int = 2, *, xgmi_bandwidth: Value = 50e9, xgmi_latency: Value =
     (200000000000.0, 50000000000.0)
     >>> p.route("h0", "h5"), p.route("h0", "h16")
     (('g0-1', 'g1-5'), ('l0', 'l16'))
+    >>> p.route("h3", "h12")
+    ('g2-3', 'g2-9', 'g8-9', 'g8-12')
     >>> len(mi250(1).links)
     28
     """
@@ -462,4 +501,10 @@ def mi250(nodes: int = 2, *, xgmi_bandwidth: Value = 50e9, xgmi_latency: Value =
             b.link(f"g{a}-{z}", f"h{a}", f"h{z}", _lanes(b, count, x_bw), x_lat)
     if nodes > 1:
         b.attach([h for gpus in groups for h in gpus], b.router("ib"), ib_bw, ib_lat)
-    return b.build(ShortestPath(), opt.name(name, f"mi250-{nodes}"), clusters=groups)
+    # inside a node, stay on xGMI (by hops alone, a pair 2+ hops apart could detour through the switch)
+    table = {}
+    for (i, j), path in _mesh_paths(MI250_XGMI, 16).items():
+        for n in range(nodes):
+            ids = [16 * n + g for g in path]
+            table[f"h{ids[0]}", f"h{ids[-1]}"] = [f"g{min(u, v)}-{max(u, v)}" for u, v in zip(ids, ids[1:])]
+    return b.build(RouteTable(table, fallback=ShortestPath()), opt.name(name, f"mi250-{nodes}"), clusters=groups)
