@@ -45,10 +45,9 @@ References
    S. Kandula, L. Marshall, "Rethinking Machine Learning Collective
    Communication as a Multi-Commodity Flow Problem" (TE-CCL), ACM SIGCOMM
    2024, doi:10.1145/3651890.3672249; code: github.com/microsoft/TE-CCL.
-.. [2] L. Zhao, S. Maleki, Z. Yang, H. Pourreza, A. Krishnamurthy,
-   "ForestColl: Throughput-Optimal Collective Communications on
-   Heterogeneous Network Fabrics", arXiv:2402.06787, 2024; code:
-   github.com/liangyuRain/ForestColl.
+.. [2] L. Zhao et al., "ForestColl: Throughput-Optimal Collective
+   Communications on Heterogeneous Network Fabrics", arXiv:2402.06787,
+   2024; code: github.com/liangyuRain/ForestColl.
 .. [3] A. Shah et al., "TACCL: Guiding Collective Algorithm Synthesis using
    Communication Sketches", NSDI 2023 (the inter-chassis GPU pairs of
    TE-CCL's DGX-2 and NDv2 are TACCL's sketches).
@@ -91,8 +90,9 @@ MI250_XGMI = {(0, 1): 4, (0, 4): 2, (0, 8): 1, (1, 5): 1, (1, 9): 1, (1, 10): 1,
 def _mesh_paths(links: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int], tuple[int, ...]]:
     """Fewest-hop paths over a mesh of ``n`` GPUs, for every pair ``(i, j)``, ``i < j``.
 
-    Breadth-first from ``i``, neighbours in increasing order, a GPU's first
-    discoverer kept: the path through the lowest-numbered GPUs among the shortest.
+    Breadth-first from ``i``, each GPU's neighbours in increasing order; a
+    GPU keeps the predecessor that reached it first, so ties between
+    shortest paths go to the earlier-reached (mostly lower-numbered) GPUs.
     """
     adjacent: list[list[int]] = [[] for _ in range(n)]
     for i, j in sorted(links):
@@ -431,8 +431,9 @@ def mi250(nodes: int = 2, *, xgmi_bandwidth: Value = 50e9, xgmi_latency: Value =
     = 50 GB/s (lines 29, 56-59), kept here as one full-duplex link of that
     bandwidth, not as parallel links; with more than one node, every GCD
     joined both ways to the one switch ``(-1, "IB", 0)`` at
-    ``MI250_IB_BW`` = 16 GB/s (lines 30, 61-63). With one node there is no
-    switch, as in the source. ForestColl has no latencies; the defaults are
+    ``MI250_IB_BW`` = 16 GB/s (lines 30, 61-63). The README's picture of
+    2 x 16 MI250 (``assets/mi250_topo.png``) draws the same mesh and switch.
+    With one node there is no switch, as in the source. ForestColl has no latencies; the defaults are
     nominal: 0.7 µs per xGMI link (TE-CCL's NVLink α in ``ndv2.py``) and
     1.3 µs per switch link (two of them between nodes: TE-CCL's 2.6 µs
     between DGX-2 chassis).
