@@ -229,3 +229,21 @@ def test_cli_generate(tmp_path, capsys):
     assert cs.load_platform(out) == topologies.dgx2(2)
     main(["platform", "generate", "mi250", "-p", "nodes=3", "-p", 'ib_bandwidth="25GBps"', "-o", str(out)])
     assert cs.load_platform(out) == topologies.mi250(3, ib_bandwidth=25e9)
+
+
+@pytest.mark.parametrize("generator, size, out_of_a_box", [
+    ("dgx2", 2, 8 * 12.5e9),    # 8 odd GPUs, one 12.5 GB/s link each (dgx2.py lines 31-44)
+    ("dgx2", 3, 16 * 12.5e9),   # ... to each of the 2 other chassis
+    ("ndv2", 2, 12.5e9),        # GPU 0's one link (ndv2.py lines 22, 27, 35)
+    ("ndv2", 4, 12.5e9),
+    ("dgx_a100", 2, 8 * 25e9),  # 8 NICs of 25 GB/s (topologies.py lines 5, 24-25)
+    ("mi250", 2, 16 * 16e9),    # 16 GCDs of 16 GB/s (topologies.py lines 30, 61-63)
+])
+def test_capacity_out_of_a_box(generator, size, out_of_a_box):
+    """The graph view's capacity leaving a box (its GPUs and its own switches and NICs) is the source's."""
+    p = FABRICS[generator](size)
+    g = p.graph()
+    box = set(p.clusters[0]) | ({"nvs0"} | {f"nic{k}" for k in range(8)}) & set(p.nodes)  # box 0's own routers
+    leaving = sum(e["bandwidth"] for u, v, e in g.edges(data=True) if u in box and v not in box)
+    entering = sum(e["bandwidth"] for u, v, e in g.edges(data=True) if v in box and u not in box)
+    assert leaving == entering == out_of_a_box
