@@ -19,6 +19,10 @@ generator                  platform
 :func:`switch_ring`        ring of switches with chords (K-ring-like, Swiss-T1)
 :func:`grid_of_clusters`   switched clusters joined by a WAN, with ``clusters``
 :func:`tiers`              random WAN/MAN/LAN internetwork after Doar's Tiers
+:func:`dgx2`               DGX-2 chassis after TE-CCL: NVSwitch, one-way links between chassis
+:func:`ndv2`               Azure NDv2 chassis after TE-CCL: NVLink cube-mesh, GPU 0 -> GPU 1 out
+:func:`dgx_a100`           DGX A100 nodes after ForestColl: NVSwitch, a NIC per GPU, 2 IB switches
+:func:`mi250`              AMD MI250 nodes after ForestColl: xGMI mesh, one IB switch
 =========================  ==========================================================
 
 Examples
@@ -32,6 +36,7 @@ True
 
 from .basic import fully_connected, star, two_switches
 from .fat_tree import fat_tree
+from .gpu import dgx2, dgx_a100, mi250, ndv2
 from .grid import grid_of_clusters
 from .hypercube import hypercube
 from .ring import switch_ring
@@ -39,4 +44,4 @@ from .tiers import tiers
 from .torus import torus
 
 __all__ = ["star", "two_switches", "fully_connected", "hypercube", "torus", "fat_tree", "switch_ring",
-           "grid_of_clusters", "tiers"]
+           "grid_of_clusters", "tiers", "dgx2", "ndv2", "dgx_a100", "mi250"]
