@@ -136,7 +136,7 @@ def test_compare_plan_best_and_simulate(tmp_path, capsys):
     collective = write(tmp_path, "c.json", collective_doc({"type": "alltoall", "senders": ["a", "b", "c"],
                                                            "size": "1MB"}))
     code, out, _ = run(["compare", platform, collective, "--model", "oneport:sync=false"], capsys)
-    assert code == 0 and "open_shop" in out and "caterpillar" in out and "gap against the bound" in out
+    assert code == 0 and "open_shop" in out and "caterpillar" in out and "gap and status are against it" in out
     schedule = str(tmp_path / "s.json")
     code, out, _ = run(["plan", platform, collective, "-o", schedule, "--model", "circuit"], capsys)
     assert code == 0 and "validated" in out
@@ -236,7 +236,7 @@ def test_demo_prints_the_comparisons_and_writes_the_report(tmp_path, capsys):
     code, out, _ = run(["demo", "--quick", "-o", str(report)], capsys)
     assert code == 0
     for word in ("reduce series", "scatter series", "alltoall", "grid broadcast", "steady_state", "binomial",
-                 "open_shop", "gap against the bound"):
+                 "open_shop", "gap and status are against it"):
         assert word in out
     assert "planning:" not in out and "validation:" not in out and "simulation:" not in out
     assert f"report: {report.resolve()}" in out.replace("\n", "")

@@ -55,7 +55,7 @@ def test_a_reduce_tree_checked_against_a_scatter_series_is_an_error_naming_both(
     scatters = write(tmp_path, "s.json", collective({"type": "series", "count": 3, "of": SCATTER}))
     code, out, err = run([command, files["platform"], scatters, files["schedule"]], capsys)
     assert code == 2 and out == ""
-    assert err == ("collsched: error: schedule 'binomial' was planned for a reduce to a over 3 hosts, not for the "
+    assert err == (f"collsched: error: {files['schedule']}: schedule 'binomial' was planned for a reduce to a over 3 hosts, not for the "
                    "series of 3 scatter from a over 3 hosts it is checked against (check it against the collective "
                    "it was planned for, or plan one for this collective)\n")
 
@@ -119,5 +119,5 @@ def test_rendezvous_deadlock_is_found_only_when_asked(tmp_path, capsys):
     assert run(["validate", platform, scatter, prog], capsys)[0] == 0
     code, out, err = run(["validate", platform, scatter, prog, "--rendezvous"], capsys)
     assert code == 2 and out == ""
-    assert err == ("collsched: error: program 'swap': deadlock: rank a op 0 (send msg 0 to b), rank b op 0 (send msg 1 "
+    assert err == (f"collsched: error: {prog}: program 'swap': deadlock: rank a op 0 (send msg 0 to b), rank b op 0 (send msg 1 "
                    "to a), rank a op 1 (recv msg 1 from b) can never run (a cycle of waits)\n")

@@ -79,12 +79,6 @@ def _model(text: Optional[str]):
 _MODEL_HELP = "Simulation model: fluid (default), circuit or oneport, with options, e.g. 'oneport:sync=false,cost=edges'."
 
 
-def _fmt(x, unit: str = "") -> str:
-    if x is None:
-        return "-"
-    return f"{x:.4g}{unit}"
-
-
 _FIGURES = (".png", ".svg", ".pdf")
 
 
@@ -114,8 +108,7 @@ def _planned_for(schedule: Path, platform: Path, collective: Path):
             raise type(exc)(f"the schedule names node {unknown.group(1)}, which {str(platform)!r} does not have: "
                             "it was planned for another platform", where=str(schedule),
                             fix=f"plan it for this one: {again}") from None
-        raise type(exc)(f"{exc.what}; was the schedule planned for another platform or collective?",
-                        where=str(schedule), fix=f"plan it for these: {again}") from None
+        raise type(exc)(exc.what, where=str(schedule), fix=exc.fix) from None
 
 
 @app.command("plan")
@@ -251,7 +244,7 @@ def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or c
 
 
 def comparison_table(comparison, *, title: str) -> Table:
-    """A rich table of a :class:`~collsched.compare.Comparison`, best first.
+    """A rich table of a :class:`~collsched.compare.Comparison`, best first: :meth:`Comparison.table`'s cells.
 
     Examples
     --------
@@ -260,23 +253,28 @@ def comparison_table(comparison, *, title: str) -> Table:
     >>> p = cs.topologies.star(3)
     >>> t = comparison_table(compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6)), title="t")
     >>> [c.header for c in t.columns][:4]
-    ['algorithm', 'family', 'bound (own)', 'makespan s']
+    ['algorithm', 'makespan s', 'gap', 'status']
     """
-    unit = "ops/s" if comparison.metric == "throughput" else "s"
+    from rich.markup import escape
+
+    t = comparison.table()
     table = Table(title=title)
-    for col in ("algorithm", "family", "bound (own)", f"{comparison.metric} {unit}", "gap", "plan ms",
-                "simulate ms", "status"):
-        table.add_column(col, justify="left" if col in ("algorithm", "family", "status") else "right")
-    for i, row in enumerate(comparison.rows()):
-        name, family, own, achieved, gap, t_plan, t_sim, status = row
-        table.add_row(("[bold]" + name + "[/]") if i == 0 and status == "ok" else name, family, _fmt(own),
-                      _fmt(achieved), "-" if gap is None else f"{100 * gap:.1f}%", f"{1e3 * t_plan:.1f}",
-                      f"{1e3 * t_sim:.1f}", "[green]ok[/]" if status == "ok" else f"[red]{status}[/]")
+    for j, (header, numeric) in enumerate(zip(t.header, t.numeric)):
+        width = max([len(r[j]) for r in t.rows] + [len(w) for w in header.split()]) if numeric else None
+        table.add_column(header, justify="right" if numeric else "left", no_wrap=header == "algorithm",
+                         min_width=width, max_width=width)
+    status = t.header.index("status")
+    for i, (cand, row) in enumerate(zip(comparison.candidates, t.rows)):
+        cells = [escape(x) for x in row]
+        if i == 0 and cand.valid:
+            cells[0] = f"[bold]{cells[0]}[/]"
+        cells[status] = f"[green]{cells[status]}[/]" if cand.valid else f"[red]{escape(cand.error or '')}[/]"
+        table.add_row(*cells)
     return table
 
 
 def comparison_notes(comparison) -> list[str]:
-    """The lines printed under a comparison table: the model and the bound the gaps are measured against.
+    """The lines printed under a comparison table: :meth:`Comparison.notes` (model, bound, what is not a bound).
 
     Examples
     --------
@@ -286,12 +284,7 @@ def comparison_notes(comparison) -> list[str]:
     >>> comparison_notes(compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6)))[0]
     "model: Fluid(one_port=False, ties='fixed')"
     """
-    b = comparison.bound
-    unit = "ops/s" if comparison.metric == "throughput" else "s"
-    return [f"model: {comparison.model!r}",
-            "gap: no bound under this model" if b is None else
-            f"gap against the bound {float(b.value):.4g} {unit} ({b.name}); 'bound (own)' is each algorithm's own, "
-            "which may hold under another model"]
+    return comparison.notes()
 
 
 @app.command("report")

@@ -34,3 +34,21 @@ def test_colourings_cover_each_edge_for_its_weight(weights):
 
 def test_native_colouring_is_registered():
     assert _core.weighted_edge_coloring([0, 0, 1], [0, 1, 0], [2, 1, 1], 2, 2) == [(1, [1, 2]), (2, [0])]
+
+
+def test_the_python_colouring_does_not_depend_on_the_hash_seed():
+    """Same input, same slots: the fallback colouring (weights past 63 bits) runs the same whatever PYTHONHASHSEED."""
+    import subprocess
+    import sys
+
+    script = ("from fractions import Fraction as F\n"
+              "import numpy as np\n"
+              "from collsched.algorithms.steady_state.periodic import _color_python\n"
+              "rng = np.random.default_rng(3)\n"
+              "w = {(f'host{a}', f'host{b}'): F(int(rng.integers(1, 50)), int(rng.integers(1, 7)))\n"
+              "     for a in range(7) for b in range(7) if rng.random() < 0.5}\n"
+              "print(repr(_color_python(w)))\n")
+    outs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in (1, 2, 3)}
+    assert len(outs) == 1

@@ -193,15 +193,17 @@ def _regular(weights: dict):
 
 def _color_python(weights: dict) -> list[tuple[Fraction, list]]:
     S, R, real, dummy = _regular(weights)
+    # the matching runs on integer labels: networkx iterates sets of nodes, and the order of a set of strings
+    # changes with PYTHONHASHSEED, that of small integers does not (the same input, the same slots)
+    label = {x: i for i, x in enumerate(S + R)}
     out = []
     while real:
         g = nx.Graph()
-        g.add_nodes_from(S)
-        g.add_nodes_from(R)
-        g.add_edges_from(real)
-        g.add_edges_from(dummy)
-        m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=S)
-        pairs = [(a, m[a]) for a in S if a in m]
+        g.add_nodes_from(range(len(label)))
+        g.add_edges_from((label[a], label[b]) for a, b in real)
+        g.add_edges_from((label[a], label[b]) for a, b in dummy)
+        m = nx.bipartite.hopcroft_karp_matching(g, top_nodes=range(len(S)))
+        pairs = [(a, R[m[i] - len(S)]) for i, a in enumerate(S) if i in m]
         if len(pairs) != len(S):  # pragma: no cover - König: a regular bipartite graph has one
             raise RuntimeError("no perfect matching in a weight-regular bipartite graph")
         # each pair is peeled from its real part if it has one, else from its dummy part
