@@ -241,20 +241,23 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
     timings = dict(first.timings)
     t_stages = time.perf_counter()
     n = len(lp.names)
-    objectives = [("busy time", {j: -Fraction(v) for j, v in busy.items() if v})]
-    objectives += [(f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()})
-                   for k in range(1, TIE_BREAKS + 1)]
+
+    def stage_objective(k: int) -> tuple:  # built only when needed (the first optimum is often proven unique)
+        if k == 0:
+            return "busy time", {j: -Fraction(v) for j, v in busy.items() if v}
+        return f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()}
+
     stages = [("throughput", first.objective)]
     sol, stage_lp, fixed = first, lp, set()
     unique = False
-    for k in range(len(objectives) + 1):
+    for k in range(TIE_BREAKS + 2):
         reduced = sol.reduced  # exact, from the stage's certificate
         new = [j for j, d in enumerate(reduced) if d > 0 and j not in fixed]  # zero at every optimum of this stage
         fixed.update(new)
         unique = independent(lp.rows, (j for j in range(n) if j not in fixed))
-        if unique or k == len(objectives):
+        if unique or k == TIE_BREAKS + 1:
             break
-        name, objective = objectives[k]
+        name, objective = stage_objective(k)
         stage_lp = LinearProgram(lp.names, lp.rows, lp.rhs, objective)
         if new:
             idx = np.array(sorted(new), dtype=np.int32)

@@ -287,6 +287,17 @@ def objective_of(lp: LinearProgram, values: dict) -> Fraction:
     a certified optimum ``TP`` of the same LP, ``objective_of(lp, v) == TP``
     proves ``v`` another optimal solution (seed 000's figures are checked so).
 
+    Parameters
+    ----------
+    lp : LinearProgram
+    values : dict
+        ``{column name: number}`` (exact), the others zero or slack.
+
+    Returns
+    -------
+    Fraction
+        ``objective · x``.
+
     Raises
     ------
     CollschedError
