@@ -121,3 +121,12 @@ def test_rendezvous_deadlock_is_found_only_when_asked(tmp_path, capsys):
     assert code == 2 and out == ""
     assert err == (f"collsched: error: {prog}: program 'swap': deadlock: rank a op 0 (send msg 0 to b), rank b op 0 (send msg 1 "
                    "to a), rank a op 1 (recv msg 1 from b) can never run (a cycle of waits)\n")
+
+
+def test_lower_refuses_a_schedule_planned_for_another_collective(files, tmp_path, capsys):
+    scatters = write(tmp_path, "s.json", collective({"type": "series", "count": 3, "of": SCATTER}))
+    code, out, err = run(["lower", files["platform"], scatters, files["schedule"], "-o", str(tmp_path / "prog.json")],
+                         capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{files['schedule']}: schedule 'binomial' was planned for a reduce" in err
+    assert not (tmp_path / "prog.json").exists()

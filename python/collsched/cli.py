@@ -162,7 +162,7 @@ def lower_command(platform: Path = typer.Argument(..., help="Platform file."),
     from .platform.io import load_platform
     from .schedules import StepSchedule
     from .schedules.io import load_schedule, save_goal, save_program
-    from .schedules.validate import validate
+    from .schedules.validate import check_planned_for, validate
 
     check_output(output, (".json", ".goal"), option="-o")
     p, c = load_platform(platform), load_collective(collective)
@@ -170,6 +170,7 @@ def lower_command(platform: Path = typer.Argument(..., help="Platform file."),
     if sync is not None and not isinstance(s, StepSchedule):
         raise CollschedError(f"--sync applies to step schedules, not to a {s.shape} schedule")
     with _planned_for(schedule, platform, collective):
+        check_planned_for(s, c)
         program = s.lower(p, c, sync=sync) if sync is not None else s.lower(p, c)
         validate(p, c, program)
     if output.suffix.lower() == ".goal":

@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
     from ..platform import Platform
 
-__all__ = ["validate", "lower_any"]
+__all__ = ["validate", "lower_any", "check_planned_for"]
 
 
 def lower_any(platform: Platform, collective: Collective, schedule_or_program) -> Program:
@@ -105,12 +105,36 @@ def lower_any(platform: Platform, collective: Collective, schedule_or_program) -
     lower = getattr(schedule_or_program, "lower", None)
     if lower is None:
         raise TypeError(f"{schedule_or_program!r} is neither a Program nor a Schedule")
-    _check_planned_for(schedule_or_program, collective)
+    check_planned_for(schedule_or_program, collective)
     return lower(platform, collective)
 
 
-def _check_planned_for(schedule, collective: Collective) -> None:
-    """Raise unless ``schedule`` was planned for ``collective`` (any count of a series), or does not say."""
+def check_planned_for(schedule, collective: Collective) -> None:
+    """Raise unless ``schedule`` was planned for ``collective`` (any count of a series), or does not say.
+
+    Parameters
+    ----------
+    schedule : Schedule or Program
+        A program, or a schedule without its collective, always passes.
+    collective : Collective
+        What the schedule is about to be lowered or checked for.
+
+    Raises
+    ------
+    ValidationError
+        Naming both collectives (and the first field that differs).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> s = cs.plan(p, cs.Gather(sources=p.hosts, target="h0", size=8), algorithm="linear")
+    >>> check_planned_for(s, cs.Series(cs.Gather(sources=p.hosts, target="h0", size=8), count=4))
+    >>> check_planned_for(s, cs.Gather(sources=p.hosts, target="h0", size=16))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ValidationError: schedule 'linear' was planned for a gather to h0 over 3 hosts, not for the gather to h0 over 3 hosts it is checked against (size 8.0, not 16.0) (check it against the collective it was planned for, or plan one for this collective)
+    """
     planned = getattr(schedule, "collective", None)
     if planned is None or planned.base == collective.base:
         return
