@@ -3,9 +3,9 @@
 Reading the figures in a real browser is the test that matters for a
 report: the inline SVGs are laid out by the browser's fonts and CSS, not
 matplotlib's. This script writes the demo report (or takes one), asks
-headless Chromium for the page's size and the box of every ``<figure>``,
-screenshots the whole page and crops one PNG per figure
-(``s<section>-<k>.png``), and says whether the page is wider than the
+headless Chromium for the page's size and the box of every ``<figure>``
+(and of every table of a figure, such as the reduction tasks), screenshots
+the whole page and crops one PNG per box (``s<section>-<k>.png``), and says whether the page is wider than the
 window (it must not be).
 
 Run: ``PYTHONPATH=python .venv/bin/python docs/screenshots.py [--quick] [--report R.html] [OUT_DIR]``
@@ -44,11 +44,11 @@ MAX_HEIGHT = 30000   # Chromium's screenshots stop being reliable beyond a few t
 _PROBE = """<script>
 window.addEventListener("load", () => {
   const de = document.documentElement;
-  const figs = [...document.querySelectorAll("figure")].map((f) => {
+  const figs = [...document.querySelectorAll("figure, .figures > details:not(:has(figure))")].map((f) => {
     const r = f.getBoundingClientRect(), s = f.closest("section");
     const svg = f.querySelector("svg"), b = svg ? svg.getBoundingClientRect() : r;
-    return {section: s ? s.id : "", x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height,
-            svg_width: b.width, svg_right: b.right, caption: (f.querySelector("figcaption") || {}).textContent || ""};
+    return {kind: f.tagName.toLowerCase(), section: s ? s.id : "", x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height,
+            svg_width: b.width, svg_right: b.right, caption: (f.querySelector("figcaption, summary") || {}).textContent || ""};
   });
   document.body.setAttribute("data-probe", JSON.stringify({
     width: de.scrollWidth, height: de.scrollHeight, window: window.innerWidth, figures: figs}));
@@ -99,7 +99,8 @@ def measure(report: Path, width: int = WIDTH) -> dict:
     dict
         ``width`` and ``height`` of the document (``scrollWidth``, ``scrollHeight``), ``window`` (its inner
         width), and ``figures``: per ``<figure>`` its ``section`` id, box (``x``, ``y``, ``width``,
-        ``height``), the width and right edge of its ``<svg>``, and its caption.
+        ``height``), the width and right edge of its ``<svg>``, and its caption; also every ``<details>``
+        beside the figures that holds no figure (a table), with ``kind`` ``"details"``.
     """
     with tempfile.TemporaryDirectory(prefix="collsched-probe-") as tmp:
         probe = Path(tmp) / "probe.html"
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"page {info['width']} x {info['height']} CSS px in a window {info['window']} px wide"
           + (" (OVERFLOWS)" if info["width"] > info["window"] else ""))
     for f in info["figures"]:
-        print(f"  {f['section']}: figure {f['width']:.0f} x {f['height']:.0f}, svg {f['svg_width']:.0f} wide; "
+        print(f"  {f['section']}: {f['kind']} {f['width']:.0f} x {f['height']:.0f}, svg {f['svg_width']:.0f} wide; "
               f"{f['caption'][:90]}")
     print("\n".join(info["files"]))
     return 1 if info["width"] > info["window"] else 0

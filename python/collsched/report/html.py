@@ -49,8 +49,8 @@ import numpy as np
 from ..fileformat import atomic_write
 from ..units import format_quantity
 from .bars import bars_svg
-from .gantt import BINS, MAX_OPS, bin_edges, choose_mode, gantt_svg, steady_period
-from .platform_flows import busiest_link, platform_flows_svg
+from .gantt import BINS, MAX_OPS, PERIOD_BINS, bin_edges, choose_mode, gantt_svg, steady_period
+from .platform_flows import TASK_LINES, activity_labels, busiest_link, link_labels, platform_flows_svg
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare import Comparison
@@ -229,17 +229,43 @@ def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
     parts.append(_figure(bars_svg(cmp, scope=f"{sid}-bars"),
                          f"Achieved {cmp.metric} per algorithm; the dashed line is the bound."))
     if best is not None:
-        busiest = busiest_link(best.result)
-        where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
-        parts.append(_figure(
-            platform_flows_svg(cmp.platform, best.result, schedule=best.schedule, scope=f"{sid}-flows"),
-            f"The platform with the flows of {best.algorithm}'s schedule: link width follows bandwidth, colour the "
-            f"link's utilisation.{where}"))
+        parts += _flows_figures(cmp, best, sid)
         parts.append("<details open>\n<summary>Gantt chart of " + _e(best.algorithm) + "'s schedule</summary>\n"
                      + "\n".join(_gantt_figures(cmp, best, sid, max_ranks)) + "\n</details>")
     parts.append("</div>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
+    """The platform with the best schedule's flows; the tasks of a reduction per host in a table when many."""
+    busiest = busiest_link(best.result)
+    where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
+    kind = link_labels(cmp.platform, best.result, best.schedule)
+    labels = {"activities": " Links are labelled with what the steady state sends across them per second "
+                            "(u→v v[k..m]: r/s, v[k..m] the partial result of operands k to m).",
+              "utilisation": " Carrying links are labelled with their utilisation (labels that would overlap "
+                             "another are left out; the colour still says it).",
+              None: ""}[kind]
+    _, tasks = activity_labels(best.schedule)
+    table = ""
+    if tasks:
+        n = sum(len(v) for v in tasks.values())
+        shown = "under each host" if n <= TASK_LINES else "in the table below"
+        labels += (f" The {n} reduction tasks the steady state runs per second are listed {shown}: T(k,l,m) is "
+                   f"seed 000's task that combines v[k..l] and v[l+1..m] into v[k..m].")
+        if n > TASK_LINES:
+            rows = "".join(f"<tr><td>{_e(h)}</td><td>{_e(', '.join(tasks[h]))}</td></tr>"
+                           for h in cmp.platform.hosts if h in tasks)
+            table = (f"<details open>\n<summary>Reduction tasks per host ({n}, per second)</summary>\n<table>\n"
+                     f"<thead><tr><th>host</th><th>tasks T(k,l,m): rate</th></tr></thead>\n<tbody>\n{rows}\n"
+                     f"</tbody>\n</table>\n</details>")
+    caption = (f"The platform with the flows of {best.algorithm}'s schedule: hosts are circles, routers squares; "
+               f"link width follows bandwidth, colour the link's utilisation (busy time over makespan).{where}"
+               f"{labels}")
+    out = [_figure(platform_flows_svg(cmp.platform, best.result, schedule=best.schedule, scope=f"{sid}-flows"),
+                   caption)]
+    return out + [table] if table else out
 
 
 def _gantt_figures(cmp: Comparison, best, sid: str, max_ranks: int) -> list[str]:
@@ -257,9 +283,9 @@ def _gantt_figures(cmp: Comparison, best, sid: str, max_ranks: int) -> list[str]
     else:
         edges = bin_edges(0.0, trace.makespan, BINS, steady)
         width = float(np.median(np.diff(edges)))
-        bins = (f"bins of {width:.3g} s" if steady is None else
-                f"bins of {round(width / steady[1])} period{'s' * (round(width / steady[1]) > 1)} "
-                f"({width:.3g} s)")
+        periods = 0 if steady is None or trace.makespan < PERIOD_BINS * steady[1] else round(width / steady[1])
+        bins = (f"bins of {width:.3g} s" if not periods else
+                f"bins of {'one period' if periods == 1 else f'{periods} periods'} ({width:.3g} s)")
         what = (f"The whole run, from 0 to its makespan {trace.makespan:.4g} s, has {trace.n_ops:,} operations, too "
                 f"many to draw one by one: it is cut into {bins} and each node's send, receive and compute lane is "
                 f"filled to the fraction of the bin it was busy (a full band: busy all the time);{links}, averaged "
