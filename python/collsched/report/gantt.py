@@ -52,6 +52,8 @@ MAX_OPS = 5000
 MIN_WIDTH = 1e-3
 #: Bins of the busy bands (``mode="busy"``) across the time span.
 BINS = 600
+#: Bins of the link panel under a chart of bars whose links change rate too often to draw every step.
+LINK_BINS = 120
 #: Busy bands are whole periods when the span holds at least this many periods (:func:`bin_edges`).
 PERIOD_BINS = 20
 # legends right of their axes: never over the bars or lines, and inside the figure (constrained layout makes room)
@@ -337,14 +339,19 @@ def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: 
     ax.set_title(title, fontsize=9, parse_math=False)
     if lax is not None:
         times, curves = link_utilisation_over_time(result, platform, links)
+        # thousands of steps would merge into a block: means per bin (coarse ones beside bars: the steps of
+        # pipelined segments would alias with bins about as long as a segment)
+        binned = mode == "busy" or (times.shape[0] > 2 * LINK_BINS
+                                    and float(np.median(np.diff(times))) < MIN_WIDTH * (t1 - t0))
+        link_edges = edges if mode == "busy" else np.linspace(t0, t1, min(bins, LINK_BINS) + 1)
         for lid in links:
-            if mode == "busy":   # mean utilisation per bin: thousands of steps would merge into a block
-                lax.stairs(_bin_means(times, curves[lid], edges) * 100, edges, label=lid, linewidth=1.1,
+            if binned:
+                lax.stairs(_bin_means(times, curves[lid], link_edges) * 100, link_edges, label=lid, linewidth=1.1,
                            baseline=None)
             else:
                 lax.step(times, np.append(curves[lid], 0.0) * 100, where="post", label=lid, linewidth=1.1)
         lax.set_ylim(0, 105)
-        lax.set_ylabel("link utilisation (%)" + ("\nmean per bin" if mode == "busy" else ""))
+        lax.set_ylabel("link utilisation (%)" + ("\nmean per bin" if binned else ""))
         lax.legend(title="busiest links", **_LEGEND)
         lax.grid(color="0.9", linewidth=0.6)
         lax.set_xlabel("time (s)")
@@ -567,10 +574,12 @@ def _draw_ops(ax, tr, shown, shown_ops, lanes, span) -> None:
             widths = np.maximum(tr.end[idx] - tr.start[idx], span * 2e-4)   # instants stay visible
             level, levels = _levels(tr.start[idx], tr.start[idx] + widths)
             h = 0.76 / levels
+            # a white edge parts bars a few pixels wide; on narrower ones (pipelined segments) it would wash them out
+            edge = 0.4 if float(np.median(widths)) >= span * 4e-3 else 0.0
             for lv in range(levels):
                 sel = level == lv
                 ax.broken_barh(list(zip(tr.start[idx][sel], widths[sel])), (y + 0.38 - (lv + 1) * h, h),
-                               facecolors=COLOURS[kind], edgecolors="white", linewidth=0.4)
+                               facecolors=COLOURS[kind], edgecolors="white", linewidth=edge)
             if label_bars and kind != COMPUTE:
                 for i, w, lv in zip(idx, widths, level):
                     text = f"{'→' if kind == SEND else '←'}{tr.ranks[int(tr.peer[i])]} m{int(tr.msg[i])}"
