@@ -128,3 +128,10 @@ def test_title_names_the_platform(series):
     title = gantt_figure(r, platform=p).axes[0].get_title()
     assert title.startswith(f"{p.name}: OnePort(") and "collsched" not in title
     assert default_title(r, None).startswith("OnePort(")
+
+
+def test_no_compute_lane_when_nothing_is_computed(series):
+    p, r = series
+    ax = gantt_figure(r, platform=p).axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["send", "recv"]
+    assert ax.get_ylim()[1] == pytest.approx(2 * len(r.ranks) - 0.4)

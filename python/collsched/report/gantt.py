@@ -1,5 +1,7 @@
 """Gantt charts of a simulation: per node a send, a receive and a compute lane; link utilisation below.
 
+A run without computations (a scatter, a broadcast) has no compute lanes.
+
 A short run is drawn operation by operation (``mode="ops"``). A long one,
 a series of hundreds of operations say, would be slivers thinner than a
 pixel, so it is drawn as busy bands (``mode="busy"``): the run, always up
@@ -302,7 +304,10 @@ def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: 
     shown_ops = (tr.end >= t0) & (tr.start <= t1)
     if mode == "auto":
         mode = choose_mode(result, window=window)
-    lanes = 3 * len(shown)
+    # a lane per kind of operation the run has (a broadcast computes nothing: two lanes per node)
+    kinds = tuple(k for k in (SEND, RECV, COMPUTE) if np.any(tr.kind == k)) or (SEND, RECV)
+    per = len(kinds)
+    lanes = per * len(shown)
     lane_height = 0.32 if len(shown) <= 8 else 0.2
     height = 1.2 + lane_height * max(lanes, 3) + (0.3 * len(links) + 1.4 if links else 0.0)
     fig = _figures.new_figure(11, height)
@@ -312,17 +317,17 @@ def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: 
         ax, lax = fig.subplots(1, 1), None
     edges = bin_edges(t0, t1, bins, period)
     if mode == "busy":
-        _draw_busy(ax, tr, shown, edges, lanes)
+        _draw_busy(ax, tr, shown, edges, lanes, kinds)
     else:
-        _draw_ops(ax, tr, shown, shown_ops, lanes, t1 - t0)
+        _draw_ops(ax, tr, shown, shown_ops, lanes, kinds, t1 - t0)
     for k in range(1, len(shown)):
-        ax.axhline(lanes - 3 * k - 0.5, color="0.75", linewidth=0.6)
-    ax.set_yticks([lanes - 1 - (3 * k + 1) for k in range(len(shown))], shown)
+        ax.axhline(lanes - per * k - 0.5, color="0.75", linewidth=0.6)
+    ax.set_yticks([lanes - 1 - (per * k + (per - 1) / 2) for k in range(len(shown))], shown)
     ax.set_ylim(-0.6, lanes - 0.4)
     ax.set_xlim(t0, t1 if window is not None else t0 + (t1 - t0) * 1.01)
     ax.grid(axis="x", color="0.9", linewidth=0.6)
     ax.set_axisbelow(True)
-    handles = [Patch(color=COLOURS[k], label=lbl) for k, lbl in zip((SEND, RECV, COMPUTE), LANES)]
+    handles = [Patch(color=COLOURS[k], label=lbl) for k, lbl in zip((SEND, RECV, COMPUTE), LANES) if k in kinds]
     marks = _period_marks(period, t0, t1)
     if marks.shape[0]:
         for a in (ax,) if lax is None else (ax, lax):
@@ -544,30 +549,30 @@ def _bin_means(times: np.ndarray, values: np.ndarray, edges: np.ndarray) -> np.n
     return np.diff(at) / np.where(width > 0, width, 1.0)
 
 
-def _lane_y(lanes: int, k: int, lane: int) -> float:
-    return lanes - 1 - (3 * k + lane)
+def _lane_y(lanes: int, k: int, lane: int, per: int) -> float:
+    return lanes - 1 - (per * k + lane)
 
 
-def _draw_busy(ax, tr, shown, edges, lanes) -> None:
+def _draw_busy(ax, tr, shown, edges, lanes, kinds) -> None:
     """Per lane, its busy fraction in each bin: a band as tall as the lane when always busy."""
     for k, name in enumerate(shown):
         r = tr.rank_index(name)
-        for lane, kind in enumerate((SEND, RECV, COMPUTE)):
+        for lane, kind in enumerate(kinds):
             idx = np.flatnonzero((tr.rank == r) & (tr.kind == kind))
             if not idx.shape[0]:
                 continue
             frac = busy_fraction(tr.start[idx], tr.end[idx], edges)
-            y = _lane_y(lanes, k, lane) - 0.38
+            y = _lane_y(lanes, k, lane, len(kinds)) - 0.38
             ax.stairs(y + 0.76 * frac, edges, baseline=y, fill=True, color=COLOURS[kind], linewidth=0)
 
 
-def _draw_ops(ax, tr, shown, shown_ops, lanes, span) -> None:
+def _draw_ops(ax, tr, shown, shown_ops, lanes, kinds, span) -> None:
     """Every operation as a bar on its lane (overlapping ones on sub-rows), labelled when there are few."""
     label_bars = int(shown_ops.sum()) <= 80
     for k, name in enumerate(shown):
         r = tr.rank_index(name)
-        for lane, kind in enumerate((SEND, RECV, COMPUTE)):
-            y = _lane_y(lanes, k, lane)
+        for lane, kind in enumerate(kinds):
+            y = _lane_y(lanes, k, lane, len(kinds))
             idx = np.flatnonzero((tr.rank == r) & (tr.kind == kind) & shown_ops)
             if not idx.shape[0]:
                 continue
