@@ -172,6 +172,7 @@ def test_labels_do_not_overlap(demo_flows, tasks):
             assert not ba.overlaps(bb), (a, b)
     renderer = fig.canvas.get_renderer()
     legend = fig.axes[0].get_legend().get_window_extent(renderer)
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 and fig.bbox.y0 <= legend.y0
     for t, box in boxes:
         assert not box.overlaps(legend), t
         assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 and fig.bbox.y0 <= box.y0 and box.y1 <= fig.bbox.y1, t
