@@ -7,7 +7,8 @@ a series of hundreds of operations say, would be slivers thinner than a
 pixel, so it is drawn as busy bands (``mode="busy"``): the run, always up
 to its makespan, is cut into ``bins`` equal bins and each lane is filled
 to the fraction of the bin it was busy; the link panel shows each link's
-mean utilisation per bin. ``mode="auto"`` picks (:func:`choose_mode`). A
+mean utilisation per bin, and under each node's name is the share of the
+run each of its lanes was busy. ``mode="auto"`` picks (:func:`choose_mode`). A
 periodic schedule can be shown one period at a time (``window`` and
 ``period``, from :func:`steady_period`), its period boundaries marked.
 
@@ -322,7 +323,16 @@ def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: 
         _draw_ops(ax, tr, shown, shown_ops, lanes, kinds, t1 - t0)
     for k in range(1, len(shown)):
         ax.axhline(lanes - per * k - 0.5, color="0.75", linewidth=0.6)
-    ax.set_yticks([lanes - 1 - (per * k + (per - 1) / 2) for k in range(len(shown))], shown)
+    names = list(shown)
+    if mode == "busy":   # under each name, the share of the span each lane was busy: thin bands still get a number
+        for k, name in enumerate(shown):
+            r = tr.rank_index(name)
+            shares = [busy_fraction(tr.start[m], tr.end[m], np.array([t0, t1]))[0]
+                      for m in ((tr.rank == r) & (tr.kind == kind) for kind in kinds)]
+            names[k] = f"{name}\n" + " · ".join(f"{x:.0%}" for x in shares)
+    ax.set_yticks([lanes - 1 - (per * k + (per - 1) / 2) for k in range(len(shown))], names)
+    if mode == "busy":
+        ax.tick_params(axis="y", labelsize=7.5)
     ax.set_ylim(-0.6, lanes - 0.4)
     ax.set_xlim(t0, t1 if window is not None else t0 + (t1 - t0) * 1.01)
     ax.grid(axis="x", color="0.9", linewidth=0.6)
@@ -334,7 +344,8 @@ def gantt_figure(result: SimResult, *, platform: Platform | None = None, ranks: 
             for x in marks:
                 a.axvline(x, color="black", linewidth=0.9, linestyle=(0, (4, 3)), zorder=4)
         handles.append(Line2D([], [], color="black", linewidth=0.9, linestyle=(0, (4, 3)), label="period boundary"))
-    ax.legend(handles=handles, title="busy fraction" if mode == "busy" else None, **_LEGEND)
+    ax.legend(handles=handles, title="busy fraction\nof each bin (under\na node: of the span)" if mode == "busy" else None,
+              **_LEGEND)
     hidden = len(tr.ranks) - len(shown)
     ax.set_ylabel("node" + (f" (first {len(shown)} of {len(tr.ranks)})" if hidden > 0 and ranks is None else ""))
     if title is None:

@@ -288,8 +288,8 @@ def _gantt_figures(cmp: Comparison, best, sid: str, max_ranks: int) -> list[str]
                 f"bins of {'one period' if periods == 1 else f'{periods} periods'} ({width:.3g} s)")
         what = (f"The whole run, from 0 to its makespan {trace.makespan:.4g} s, has {trace.n_ops:,} operations, too "
                 f"many to draw one by one: it is cut into {bins} and each node's send, receive and compute lane is "
-                f"filled to the fraction of the bin it was busy (a full band: busy all the time);{links}, averaged "
-                f"per bin.")
+                f"filled to the fraction of the bin it was busy (a full band: busy all the time; under each node's name, "
+                f"the share of the run each lane was busy);{links}, averaged per bin.")
     figures = [_figure(gantt_svg(result, platform=cmp.platform, max_ranks=max_ranks, mode=mode, period=steady,
                                  scope=f"{sid}-gantt"), what)]
     if steady is not None:
