@@ -10,7 +10,7 @@ import pytest
 import collsched as cs
 from collsched.platform import Link, Node, Platform
 from collsched.platform.routing import RouteTable
-from collsched.report.platform_flows import (IDLE_COLOUR, TASK_LINES, activity_labels, busiest_link, link_labels,
+from collsched.report.platform_flows import (IDLE_COLOUR, TASK_LINES, activity_labels, busiest_link, drawn_labels,
                                              platform_flows, platform_flows_figure, platform_flows_svg,
                                              platform_layout)
 from collsched.schedules import PeriodicSchedule
@@ -195,8 +195,22 @@ def test_router_labels_are_legible(demo_flows):
     assert all(t.get_fontsize() >= 7 and t.get_color() == "#333333" for t in routers)
 
 
-def test_link_labels_kind(chain, chain_result):
-    assert link_labels(chain, chain_result) == "utilisation"
-    s = PeriodicSchedule(throughput=1, period=1, activities={"send(h0->r0, v[0..0])": Fraction(1, 9)})
-    assert link_labels(chain, chain_result, s) == "activities"
-    assert link_labels(chain, None) is None
+def test_drawn_labels_and_the_fallback_to_utilisations(chain, chain_result):
+    assert drawn_labels(platform_flows_figure(chain, chain_result)) == ("utilisation", set())
+    s = PeriodicSchedule(throughput=1, period=1, activities={"send(h0->r0, v[0..0])": Fraction(1, 9),
+                                                             "cons(h1, T(0,0,1))": Fraction(1, 9)})
+    assert drawn_labels(platform_flows_figure(chain, chain_result, schedule=s)) == ("activities", {"h1"})
+    assert drawn_labels(platform_flows_figure(chain, None)) == (None, set())
+
+
+def test_flows_that_cannot_all_be_labelled_give_way_to_utilisations(demo_flows):
+    """Ten flows on each of three short links of the demo do not fit: a partial picture would mislead, so none is
+    drawn."""
+    p, r, _, _ = demo_flows
+    assert {p.links[lid].ends for lid in p.links} >= {("h1", "lan0"), ("h2", "lan0"), ("h3", "lan0")}
+    acts = {f"send({h}->lan0, v[{i}..{j}])": Fraction(1, 7)
+            for i, h in enumerate(p.hosts[1:4], 1) for j in range(i, i + 10)}
+    s = PeriodicSchedule(throughput=1, period=1, activities=acts)
+    fig = platform_flows_figure(p, r, schedule=s)
+    assert drawn_labels(fig)[0] == "utilisation"
+    assert not any("→" in t.get_text() for t in fig.axes[0].texts)

@@ -48,9 +48,10 @@ import numpy as np
 
 from ..fileformat import atomic_write
 from ..units import format_quantity
+from ._figures import svg_text
 from .bars import bars_svg
 from .gantt import BINS, MAX_OPS, PERIOD_BINS, bin_edges, choose_mode, gantt_svg, steady_period
-from .platform_flows import TASK_LINES, activity_labels, busiest_link, link_labels, platform_flows_svg
+from .platform_flows import activity_labels, busiest_link, drawn_labels, platform_flows_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare import Comparison
@@ -238,34 +239,47 @@ def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
 
 
 def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
-    """The platform with the best schedule's flows; the tasks of a reduction per host in a table when many."""
+    """The platform with the best schedule's flows; tables of what the drawing could not label (flows, tasks)."""
     busiest = busiest_link(best.result)
     where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
-    kind = link_labels(cmp.platform, best.result, best.schedule)
+    fig = platform_flows_figure(cmp.platform, best.result, schedule=best.schedule)
+    kind, with_tasks = drawn_labels(fig)
+    edges, tasks = activity_labels(best.schedule)
     labels = {"activities": " Links are labelled with what the steady state sends across them per second "
                             "(u→v v[k..m]: r/s, v[k..m] the partial result of operands k to m).",
-              "utilisation": " Carrying links are labelled with their utilisation (labels that would overlap "
-                             "another are left out; the colour still says it).",
+              "utilisation": " Carrying links are labelled with their utilisation (a label that would overlap "
+                             "another is left out; the colour still says it).",
               None: ""}[kind]
-    _, tasks = activity_labels(best.schedule)
-    table = ""
+    tables = []
+    if edges and kind != "activities":
+        n = sum(len(v) for v in edges.values())
+        labels += (f" The {n} flows of the steady state, too many to label, are listed in the table below "
+                   f"(v[k..m]: the partial result of operands k to m).")
+        rows = "".join(f"<tr><td>{_e(u)}→{_e(v)}</td><td>{_e(', '.join(edges[(u, v)]))}</td></tr>"
+                       for u, v in sorted(edges))
+        tables.append(_details(f"What the steady state sends across each edge ({n}, per second)",
+                               "edge", "messages v[k..m]: rate", rows))
     if tasks:
         n = sum(len(v) for v in tasks.values())
-        shown = "under each host" if n <= TASK_LINES else "in the table below"
-        labels += (f" The {n} reduction tasks the steady state runs per second are listed {shown}: T(k,l,m) is "
-                   f"seed 000's task that combines v[k..l] and v[l+1..m] into v[k..m].")
-        if n > TASK_LINES:
+        drawn = set(tasks) <= with_tasks
+        labels += (f" The {n} reduction tasks the steady state runs per second are "
+                   f"{'listed under each host' if drawn else 'listed in the table below'}: T(k,l,m) is seed 000's "
+                   f"task that combines v[k..l] and v[l+1..m] into v[k..m].")
+        if not drawn:
             rows = "".join(f"<tr><td>{_e(h)}</td><td>{_e(', '.join(tasks[h]))}</td></tr>"
                            for h in cmp.platform.hosts if h in tasks)
-            table = (f"<details open>\n<summary>Reduction tasks per host ({n}, per second)</summary>\n<table>\n"
-                     f"<thead><tr><th>host</th><th>tasks T(k,l,m): rate</th></tr></thead>\n<tbody>\n{rows}\n"
-                     f"</tbody>\n</table>\n</details>")
+            tables.append(_details(f"Reduction tasks per host ({n}, per second)", "host", "tasks T(k,l,m): rate",
+                                   rows))
     caption = (f"The platform with the flows of {best.algorithm}'s schedule: hosts are circles, routers squares; "
                f"link width follows bandwidth, colour the link's utilisation (busy time over makespan).{where}"
                f"{labels}")
-    out = [_figure(platform_flows_svg(cmp.platform, best.result, schedule=best.schedule, scope=f"{sid}-flows"),
-                   caption)]
-    return out + [table] if table else out
+    return [_figure(svg_text(fig, scope=f"{sid}-flows"), caption)] + tables
+
+
+def _details(summary: str, key: str, value: str, rows: str) -> str:
+    """An open ``<details>`` holding a two-column table (the rows already escaped)."""
+    return (f"<details open>\n<summary>{_e(summary)}</summary>\n<table>\n<thead><tr><th>{_e(key)}</th>"
+            f"<th>{_e(value)}</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n</details>")
 
 
 def _gantt_figures(cmp: Comparison, best, sid: str, max_ranks: int) -> list[str]:

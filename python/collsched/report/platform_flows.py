@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..schedules.trace import SimResult
 
 __all__ = ["platform_flows", "platform_flows_svg", "platform_flows_figure", "platform_layout", "busiest_link",
-           "activity_labels", "link_labels", "TASK_LINES", "HOST_COLOUR", "ROUTER_COLOUR", "IDLE_COLOUR"]
+           "activity_labels", "drawn_labels", "TASK_LINES", "HOST_COLOUR", "ROUTER_COLOUR", "IDLE_COLOUR"]
 
 HOST_COLOUR = "#3b75af"
 ROUTER_COLOUR = "#8c8c8c"
@@ -190,26 +190,10 @@ def activity_labels(schedule: Schedule) -> tuple[dict[tuple[str, str], list[str]
     return edges, nodes
 
 
-def link_labels(platform: Platform, result: SimResult | None = None, schedule: Schedule | None = None, *,
-                max_labels: int = 40) -> str | None:
-    """What :func:`platform_flows_figure` labels links with: ``"activities"``, ``"utilisation"`` or None.
-
-    A steady-state schedule's activities (messages per second) when they
-    make at most ``max_labels`` lines; else the utilisation of each carrying
-    link when there are at most ``max_labels`` of them; else nothing.
-    Labels that would overlap a node, the legend or an earlier label are
-    left out (the link's colour still says its utilisation).
-
-    Examples
-    --------
-    >>> import collsched as cs
-    >>> p = cs.topologies.star(3, bandwidth=1e6)
-    >>> b = cs.ProgramBuilder(p.hosts)
-    >>> _ = b.send("h1", "h2", [], size=1e6)
-    >>> r = cs.simulate(p, b.build())
-    >>> link_labels(p, r), link_labels(p, r, max_labels=1), link_labels(p, None)
-    ('utilisation', None, None)
-    """
+def _link_label_kind(platform: Platform, result: SimResult | None, schedule: Schedule | None, *,
+                     max_labels: int) -> str | None:
+    """The links' labels to try first: activities when at most ``max_labels`` lines, else utilisations when at most
+    ``max_labels`` carrying links, else none."""
     segments = _segments(platform)
     edge_acts = activity_labels(schedule)[0] if schedule is not None else {}
     by_link = _activities_by_link(segments, edge_acts) if edge_acts else {}
@@ -276,12 +260,7 @@ def platform_flows_figure(platform: Platform, result: SimResult | None = None, *
     bw, lw = _draw_links(ax, platform, ids, lines, util, busiest)
 
     # link labels: Figure 10's activities, else the utilisation of carrying links (busiest first)
-    labels: dict[str, str] = {}
-    kind = link_labels(platform, result, schedule, max_labels=max_labels)
-    if kind == "activities":
-        labels = {k: "\n".join(v) for k, v in _activities_by_link(segments, edge_acts).items()}
-    elif kind == "utilisation":
-        labels = {k: f"{util[k]:.0%}" for k in sorted((k for k in ids if util.get(k, 0.0) > 0), key=lambda k: -util[k])}
+    kind = _link_label_kind(platform, result, schedule, max_labels=max_labels)
 
     hosts, routers, size = _draw_nodes(ax, platform, pos)
     ax.margins(0.06)
@@ -303,15 +282,59 @@ def platform_flows_figure(platform: Platform, result: SimResult | None = None, *
     placer = _Placer(fig, ax, pos, size)
     if len(pos) <= 64:
         for n in hosts:
-            text = n + ("".join("\n" + t for t in node_acts.get(n, ())) if tasks else "")
-            placer.node_label(n, text, fontsize=7.5, colour="#1a3c5e", required=True, gid=f"host-label-{n}")
+            gid = f"host-label-{n}"
+            if tasks and node_acts.get(n) and placer.node_label(   # the tasks under the name if they fit ...
+                    n, n + "".join("\n" + t for t in node_acts[n]), fontsize=7.5, colour="#1a3c5e", required=False,
+                    gid=gid):
+                continue
+            placer.node_label(n, n, fontsize=7.5, colour="#1a3c5e", required=True, gid=gid)   # ... else the name
         if len(routers) <= max_labels:
             for n in routers:
                 placer.node_label(n, n, fontsize=7, colour="#333333", required=False, gid=f"router-label-{n}")
-    for k, text in labels.items():
-        placer.link_label(lines[ids.index(k)], text, fontsize=6 if "\n" in text else 6.5,
-                          gid="link-label-" + re.sub(r"[^\w.-]", "_", k))
+    if kind == "activities":
+        placed = [placer.link_label(lines[ids.index(k)], "\n".join(v), fontsize=6 if len(v) > 1 else 6.5,
+                                    gid="link-label-" + re.sub(r"[^\w.-]", "_", k))
+                  for k, v in _activities_by_link(segments, edge_acts).items()]
+        if not all(placed):   # some flows missing would mislead: utilisations instead (the report lists the flows)
+            for text in placed:
+                if text is not None:
+                    placer.forget(text)
+            kind = "utilisation" if 0 < sum(1 for v in util.values() if v > 0) <= max_labels else None
+    if kind == "utilisation":
+        for k in sorted((k for k in ids if util.get(k, 0.0) > 0), key=lambda k: -util[k]):
+            placer.link_label(lines[ids.index(k)], f"{util[k]:.0%}", fontsize=6.5,
+                              gid="link-label-" + re.sub(r"[^\w.-]", "_", k))
     return fig
+
+
+def drawn_labels(fig) -> tuple[str | None, set[str]]:
+    """What a figure of :func:`platform_flows_figure` labels: its links' kind of label, and the hosts with tasks.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    kind : {"activities", "utilisation"} or None
+        What the link labels say: the steady state's flows (``u→v v[k..m]: r/s``), utilisations, or nothing.
+    hosts : set of str
+        Hosts labelled with their tasks (``T(k,l,m): r/s`` under the name).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1e6)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h1", "h2", [], size=1e6)
+    >>> drawn_labels(platform_flows_figure(p, cs.simulate(p, b.build())))
+    ('utilisation', set())
+    """
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if t.get_gid()}
+    links = [text for gid, text in texts.items() if gid.startswith("link-label-")]
+    kind = None if not links else "activities" if any("→" in t for t in links) else "utilisation"
+    return kind, {gid[len("host-label-"):] for gid, text in texts.items()
+                  if gid.startswith("host-label-") and "\n" in text}
 
 
 class _Placer:
@@ -335,7 +358,7 @@ class _Placer:
             if artist is not None and (artist is not ax.title or artist.get_text()):
                 self.boxes.append(artist.get_window_extent(self.renderer).extents)
         self.frame = fig.bbox.extents
-        self.placed: list[tuple[str, tuple[float, float, float, float]]] = []
+        self.owned: dict[int, tuple[float, float, float, float]] = {}
 
     def _node_box(self, n):
         x, y = self.ax.transData.transform(self.pos[n])
@@ -374,8 +397,13 @@ class _Placer:
             return None
         best[0](text)
         self.boxes.append(best[1])
-        self.placed.append((text.get_text(), best[1]))
+        self.owned[id(text)] = best[1]
         return text
+
+    def forget(self, text) -> None:
+        """Take a placed label off the figure (its place is free again)."""
+        self.boxes.remove(self.owned.pop(id(text)))
+        text.remove()
 
     def node_label(self, n, label: str, *, fontsize: float, colour: str, required: bool, gid: str):
         import matplotlib.patheffects as pe
@@ -404,18 +432,27 @@ class _Placer:
         return place
 
     def link_label(self, line, label: str, *, fontsize: float, gid: str):
+        """On the link (its middle, then towards either end), else just beside it."""
         (x0, y0), (x1, y1) = line
-        text = self.ax.text((x0 + x1) / 2, (y0 + y1) / 2, label, fontsize=fontsize, ha="center", va="center",
-                            zorder=5, parse_math=False,
-                            bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
+        text = self.ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 0), textcoords="offset points",
+                                fontsize=fontsize, ha="center", va="center", zorder=5, parse_math=False,
+                                annotation_clip=False,
+                                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
         text.set_in_layout(False)
         text.set_gid(gid)
+        e = text.get_window_extent(self.renderer)
+        w, h = e.width / self.px / 2 + 3, e.height / self.px / 2 + 3   # points from the line to beside it
 
-        def at(t):
-            return lambda txt: txt.set_position((x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
+        def at(t, dx, dy):
+            def place(txt):
+                txt.xy = (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+                txt.xyann = (dx, dy)
+            return place
 
-        return self._try(text, [at(t) for t in (0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78)], required=False)
-
+        ts = (0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78)
+        candidates = [at(t, 0, 0) for t in ts]
+        candidates += [at(t, dx, dy) for t in ts[:5] for dx, dy in ((0, h), (0, -h), (w, 0), (-w, 0))]
+        return self._try(text, candidates, required=False)
 
 
 
