@@ -214,3 +214,17 @@ def test_flows_that_cannot_all_be_labelled_give_way_to_utilisations(demo_flows):
     fig = platform_flows_figure(p, r, schedule=s)
     assert drawn_labels(fig)[0] == "utilisation"
     assert not any("→" in t.get_text() for t in fig.axes[0].texts)
+
+
+def test_a_fallback_after_some_flows_were_placed(demo_flows):
+    """Flows on long links fit, those on the crowded leaf links do not: the placed ones are taken back."""
+    p, r, _, _ = demo_flows
+    acts = {"send(man0.1->wan2, v[0..7])": Fraction(1, 7), "send(wan2->man1.1, v[0..7])": Fraction(1, 7)}
+    acts.update({f"send({h}->lan0, v[{i}..{j}])": Fraction(1, 7) for i, h in enumerate(p.hosts[1:4], 1)
+                 for j in range(i, i + 10)})
+    fig = platform_flows_figure(p, r, schedule=PeriodicSchedule(throughput=1, period=1, activities=acts))
+    assert drawn_labels(fig)[0] == "utilisation"
+    boxes = _label_boxes(fig)
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[:i]:
+            assert not ba.overlaps(bb), (a, b)

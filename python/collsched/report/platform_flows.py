@@ -356,7 +356,7 @@ class _Placer:
         self.boxes = [self._node_box(n) for n in pos]
         for artist in [ax.get_legend(), ax.title, *[a for a in fig.axes if a is not ax]]:
             if artist is not None and (artist is not ax.title or artist.get_text()):
-                self.boxes.append(artist.get_window_extent(self.renderer).extents)
+                self.boxes.append(tuple(float(v) for v in artist.get_window_extent(self.renderer).extents))
         self.frame = fig.bbox.extents
         self.owned: dict[int, tuple[float, float, float, float]] = {}
 
@@ -402,7 +402,8 @@ class _Placer:
 
     def forget(self, text) -> None:
         """Take a placed label off the figure (its place is free again)."""
-        self.boxes.remove(self.owned.pop(id(text)))
+        box = self.owned.pop(id(text))
+        del self.boxes[next(i for i, b in enumerate(self.boxes) if b is box)]
         text.remove()
 
     def node_label(self, n, label: str, *, fontsize: float, colour: str, required: bool, gid: str):
