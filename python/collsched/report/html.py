@@ -254,11 +254,12 @@ def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
     if edges and kind != "activities":
         n = sum(len(v) for v in edges.values())
         labels += (f" The {n} flows of the steady state, too many to label, are listed in the table below "
-                   f"(v[k..m]: the partial result of operands k to m).")
+                   f"(v[k..m]: the partial result of operands k to m; click to open when long).")
+        order = {node: i for i, node in enumerate(cmp.platform.nodes)}
         rows = "".join(f"<tr><td>{_e(u)}→{_e(v)}</td><td>{_e(', '.join(edges[(u, v)]))}</td></tr>"
-                       for u, v in sorted(edges))
+                       for u, v in sorted(edges, key=lambda e: (order.get(e[0], -1), order.get(e[1], -1))))
         tables.append(_details(f"What the steady state sends across each edge ({n}, per second)",
-                               "edge", "messages v[k..m]: rate", rows))
+                               "edge", "messages v[k..m]: rate", rows, open_=n <= 20))
     if tasks:
         n = sum(len(v) for v in tasks.values())
         drawn = set(tasks) <= with_tasks
@@ -276,9 +277,9 @@ def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
     return [_figure(svg_text(fig, scope=f"{sid}-flows"), caption)] + tables
 
 
-def _details(summary: str, key: str, value: str, rows: str) -> str:
-    """An open ``<details>`` holding a two-column table (the rows already escaped)."""
-    return (f"<details open>\n<summary>{_e(summary)}</summary>\n<table>\n<thead><tr><th>{_e(key)}</th>"
+def _details(summary: str, key: str, value: str, rows: str, *, open_: bool = True) -> str:
+    """A ``<details>`` (open unless told) holding a two-column table (the rows already escaped)."""
+    return (f"<details{' open' * open_}>\n<summary>{_e(summary)}</summary>\n<table>\n<thead><tr><th>{_e(key)}</th>"
             f"<th>{_e(value)}</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n</details>")
 
 
