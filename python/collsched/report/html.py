@@ -254,7 +254,7 @@ def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
     if edges and kind != "activities":
         n = sum(len(v) for v in edges.values())
         labels += (f" The {n} flows of the steady state, too many to label, are listed in the table below "
-                   f"(v[k..m]: the partial result of operands k to m; click to open when long).")
+                   f"(v[k..m]: the partial result of operands k to m).")
         order = {node: i for i, node in enumerate(cmp.platform.nodes)}
         rows = "".join(f"<tr><td>{_e(u)}→{_e(v)}</td><td>{_e(', '.join(edges[(u, v)]))}</td></tr>"
                        for u, v in sorted(edges, key=lambda e: (order.get(e[0], -1), order.get(e[1], -1))))
