@@ -165,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"page {info['width']} x {info['height']} CSS px in a window {info['window']} px wide"
           + (" (OVERFLOWS)" if info["width"] > info["window"] else ""))
     for f in info["figures"]:
-        print(f"  {f['section']}: {f['kind']} {f['width']:.0f} x {f['height']:.0f}, svg {f['svg_width']:.0f} wide; "
-              f"{f['caption'][:90]}")
+        svg = f", svg {f['svg_width']:.0f} wide" if f["kind"] == "figure" else ""
+        print(f"  {f['section']}: {f['kind']} {f['width']:.0f} x {f['height']:.0f}{svg}; {f['caption'][:90]}")
     print("\n".join(info["files"]))
     return 1 if info["width"] > info["window"] else 0
 
