@@ -1,4 +1,5 @@
-"""The platform drawing: layout, link widths and colours, the busiest link marked, Figure 10's labels, outputs."""
+"""The platform drawing: layout, link widths and colours, the busiest link marked, Figure 10's labels placed
+without overlap, outputs."""
 
 import xml.etree.ElementTree as ET
 from fractions import Fraction
@@ -9,8 +10,9 @@ import pytest
 import collsched as cs
 from collsched.platform import Link, Node, Platform
 from collsched.platform.routing import RouteTable
-from collsched.report.platform_flows import (IDLE_COLOUR, activity_labels, busiest_link, platform_flows,
-                                             platform_flows_figure, platform_flows_svg, platform_layout)
+from collsched.report.platform_flows import (IDLE_COLOUR, TASK_LINES, activity_labels, busiest_link, drawn_labels,
+                                             platform_flows, platform_flows_figure, platform_flows_svg,
+                                             platform_layout)
 from collsched.schedules import PeriodicSchedule
 
 
@@ -134,3 +136,95 @@ def test_too_many_activities_fall_back_to_utilisations(chain, chain_result):
     assert not any("→" in t for t in texts) and "100%" in texts
     texts = [t.get_text() for t in platform_flows_figure(chain, chain_result, schedule=s, max_labels=5).axes[0].texts]
     assert any(t.startswith("h0→r0 v[0..0]: 0.111/s") for t in texts)
+
+
+@pytest.fixture(scope="module")
+def demo_flows():
+    """The demo platform with a gather's utilisations, and a synthetic steady state with tasks on every host."""
+    from collsched.demo import demo_platform
+
+    p = demo_platform()
+    c = cs.Gather(sources=p.hosts, target=p.hosts[-1], size=1e6)
+    r = cs.simulate(p, cs.plan(p, c, algorithm="binomial"), model=cs.models.OnePort())
+    few = {f"cons({h}, T({i},{i},{i + 1}))": Fraction(1, 3 + i) for i, h in enumerate(p.hosts[:12:2])}
+    many = {f"cons({h}, T({i},{j},{j + 1}))": Fraction(1, 7) for i, h in enumerate(p.hosts) for j in range(3)}
+    return p, r, PeriodicSchedule(throughput=1, period=1, activities=few), PeriodicSchedule(
+        throughput=1, period=1, activities=many)
+
+
+def _label_boxes(fig):
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in fig.axes[0].texts if t.get_visible()]
+
+
+@pytest.mark.parametrize("tasks", [None, "few", "many"])
+def test_labels_do_not_overlap(demo_flows, tasks):
+    p, r, few, many = demo_flows
+    fig = platform_flows_figure(p, r, schedule={"few": few, "many": many, None: None}[tasks])
+    boxes = _label_boxes(fig)
+    texts = [t for t, _ in boxes]
+    assert set(p.hosts) <= {t.split("\n")[0] for t in texts}   # every host named
+    assert {"lan0", "wan2", "man1.1"} <= set(texts)           # routers too
+    assert sum(t.endswith("%") for t in texts) >= 10           # and most carrying links
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[:i]:
+            assert not ba.overlaps(bb), (a, b)
+    renderer = fig.canvas.get_renderer()
+    legend = fig.axes[0].get_legend().get_window_extent(renderer)
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 and fig.bbox.y0 <= legend.y0
+    for t, box in boxes:
+        assert not box.overlaps(legend), t
+        assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 and fig.bbox.y0 <= box.y0 and box.y1 <= fig.bbox.y1, t
+
+
+def test_tasks_under_hosts_when_few_else_names_only(demo_flows):
+    p, r, few, many = demo_flows
+    texts = [t.get_text() for t in platform_flows_figure(p, r, schedule=few).axes[0].texts]
+    assert "h0\nT(0,0,1): 0.333/s" in texts
+    texts = [t.get_text() for t in platform_flows_figure(p, r, schedule=many).axes[0].texts]
+    assert "h0" in texts and not any("T(" in t for t in texts)
+    assert sum(len(v) for v in activity_labels(many)[1].values()) > TASK_LINES
+
+
+def test_router_labels_are_legible(demo_flows):
+    p, r, _, _ = demo_flows
+    fig = platform_flows_figure(p, r)
+    routers = [t for t in fig.axes[0].texts if t.get_text() in p.routers]
+    assert len(routers) == len(p.routers)
+    assert all(t.get_fontsize() >= 7 and t.get_color() == "#333333" for t in routers)
+
+
+def test_drawn_labels_and_the_fallback_to_utilisations(chain, chain_result):
+    assert drawn_labels(platform_flows_figure(chain, chain_result)) == ("utilisation", set())
+    s = PeriodicSchedule(throughput=1, period=1, activities={"send(h0->r0, v[0..0])": Fraction(1, 9),
+                                                             "cons(h1, T(0,0,1))": Fraction(1, 9)})
+    assert drawn_labels(platform_flows_figure(chain, chain_result, schedule=s)) == ("activities", {"h1"})
+    assert drawn_labels(platform_flows_figure(chain, None)) == (None, set())
+
+
+def test_flows_that_cannot_all_be_labelled_give_way_to_utilisations(demo_flows):
+    """Ten flows on each of three short links of the demo do not fit: a partial picture would mislead, so none is
+    drawn."""
+    p, r, _, _ = demo_flows
+    assert {p.links[lid].ends for lid in p.links} >= {("h1", "lan0"), ("h2", "lan0"), ("h3", "lan0")}
+    acts = {f"send({h}->lan0, v[{i}..{j}])": Fraction(1, 7)
+            for i, h in enumerate(p.hosts[1:4], 1) for j in range(i, i + 10)}
+    s = PeriodicSchedule(throughput=1, period=1, activities=acts)
+    fig = platform_flows_figure(p, r, schedule=s)
+    assert drawn_labels(fig)[0] == "utilisation"
+    assert not any("→" in t.get_text() for t in fig.axes[0].texts)
+
+
+def test_a_fallback_after_some_flows_were_placed(demo_flows):
+    """Flows on long links fit, those on the crowded leaf links do not: the placed ones are taken back."""
+    p, r, _, _ = demo_flows
+    acts = {"send(man0.1->wan2, v[0..7])": Fraction(1, 7), "send(wan2->man1.1, v[0..7])": Fraction(1, 7)}
+    acts.update({f"send({h}->lan0, v[{i}..{j}])": Fraction(1, 7) for i, h in enumerate(p.hosts[1:4], 1)
+                 for j in range(i, i + 10)})
+    fig = platform_flows_figure(p, r, schedule=PeriodicSchedule(throughput=1, period=1, activities=acts))
+    assert drawn_labels(fig)[0] == "utilisation"
+    boxes = _label_boxes(fig)
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[:i]:
+            assert not ba.overlaps(bb), (a, b)

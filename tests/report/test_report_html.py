@@ -170,3 +170,20 @@ def test_no_bound(scatter_cmp):
 
 def test_same_comparison_same_page(all_failed):
     assert render_report({"x": all_failed}) == render_report({"x": all_failed})
+
+
+def test_a_long_periodic_series_is_drawn_whole_and_one_period_of_it():
+    import collsched as cs
+    from collsched.compare import compare
+
+    p = cs.topologies.star(4, bandwidth=1e6, latency=1e-4)
+    c = cs.Series(cs.Reduce(participants=p.hosts, target="h3", size=1e5, task_cost=1e5), count=400)
+    cmp = compare(p, c, model=cs.models.OnePort(cost="edges"), algorithms=["steady_state"])
+    text = render_report({"reduce x400": cmp})
+    page = _parse(text)
+    assert not page.errors and page.tags.count("svg") == 4   # bars, flows, the whole run, one period
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, flags=re.DOTALL)
+    assert "too many to draw one by one" in captions[2] and f"makespan {cmp.best.result.makespan:.4g} s" in captions[2]
+    assert captions[3].startswith("One period of the steady state") and "dashed lines mark" in captions[3]
+    assert "T(k,l,m) is seed 000&#x27;s task that combines v[k..l] and v[l+1..m] into v[k..m]" in captions[1]
+    assert 'id="s1-period-' in text and 'id="s1-gantt-' in text

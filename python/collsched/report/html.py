@@ -18,7 +18,10 @@ figure), no script, no external link. Per section:
 * the platform drawn with the flows of the best schedule
   (:mod:`collsched.report.platform_flows`, seed 000's Figure 10);
 * the Gantt chart of the best schedule (:mod:`collsched.report.gantt`),
-  over the run's first :data:`GANTT_OPS` operations when it has more.
+  always up to the makespan: operation by operation, or as busy bands
+  when the operations would be slivers (more than :data:`GANTT_OPS`);
+  for a periodic series also one period of the steady state, its
+  boundaries marked.
 
 Every text that comes from the data (labels, names, error messages) is
 escaped. The file is written atomically
@@ -48,18 +51,19 @@ import numpy as np
 
 from ..fileformat import atomic_write
 from ..units import format_quantity
+from ._figures import svg_text
 from .bars import bars_svg
-from .gantt import gantt_svg
-from .platform_flows import busiest_link, platform_flows_svg
+from .gantt import BINS, MAX_OPS, PERIOD_BINS, bin_edges, choose_mode, gantt_svg, steady_period
+from .platform_flows import activity_labels, busiest_link, drawn_labels, platform_flows_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compare import Comparison
 
 __all__ = ["write_report", "render_report", "describe_collective", "describe_platform", "CSS", "GANTT_OPS"]
 
-#: A Gantt chart shows at most about this many operations: a longer run (a series of hundreds of operations)
-#: is drawn from its start until this many operations have started.
-GANTT_OPS = 2000
+#: A Gantt chart draws the operations one by one up to about this many (and while they are wider than a pixel);
+#: a longer run is drawn whole as busy bands, and a periodic series also one period of it.
+GANTT_OPS = MAX_OPS
 
 CSS = """
 :root { --ink: #1d2430; --muted: #5b6575; --line: #dde2ea; --accent: #1f5f99; --bad: #a23b2c; --good: #1e7b45; }
@@ -227,26 +231,93 @@ def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:
     parts.append(_figure(bars_svg(cmp, scope=f"{sid}-bars"),
                          f"Achieved {cmp.metric} per algorithm; the dashed line is the bound."))
     if best is not None:
-        busiest = busiest_link(best.result)
-        where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
-        parts.append(_figure(
-            platform_flows_svg(cmp.platform, best.result, schedule=best.schedule, scope=f"{sid}-flows"),
-            f"The platform with the flows of {best.algorithm}'s schedule: link width follows bandwidth, colour the "
-            f"link's utilisation.{where}"))
-        trace = best.result.trace
-        window, part = None, ""
-        if trace.n_ops > GANTT_OPS:
-            window = (0.0, float(np.sort(trace.start)[GANTT_OPS]))
-            part = (f" The first {window[1]:.4g} s of {trace.makespan:.4g} s are shown (the first {GANTT_OPS} "
-                    f"of {trace.n_ops} operations).")
-        parts.append(f"<details open>\n<summary>Gantt chart of {_e(best.algorithm)}'s schedule</summary>\n"
-                     + _figure(gantt_svg(best.result, platform=cmp.platform, max_ranks=max_ranks, window=window,
-                                         scope=f"{sid}-gantt"),
-                               "Per node its send, receive and compute lanes; below, the utilisation of the "
-                               "busiest links over time." + part) + "\n</details>")
+        parts += _flows_figures(cmp, best, sid)
+        parts.append("<details open>\n<summary>Gantt chart of " + _e(best.algorithm) + "'s schedule</summary>\n"
+                     + "\n".join(_gantt_figures(cmp, best, sid, max_ranks)) + "\n</details>")
     parts.append("</div>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _flows_figures(cmp: Comparison, best, sid: str) -> list[str]:
+    """The platform with the best schedule's flows; tables of what the drawing could not label (flows, tasks)."""
+    busiest = busiest_link(best.result)
+    where = "" if busiest is None else f" The busiest link, {busiest}, is outlined in black."
+    fig = platform_flows_figure(cmp.platform, best.result, schedule=best.schedule)
+    kind, with_tasks = drawn_labels(fig)
+    edges, tasks = activity_labels(best.schedule)
+    labels = {"activities": " Links are labelled with what the steady state sends across them per second "
+                            "(u→v v[k..m]: r/s, v[k..m] the partial result of operands k to m).",
+              "utilisation": " Carrying links are labelled with their utilisation (a label that would overlap "
+                             "another is left out; the colour still says it).",
+              None: ""}[kind]
+    tables = []
+    if edges and kind != "activities":
+        n = sum(len(v) for v in edges.values())
+        labels += (f" The {n} flows of the steady state, too many to label, are listed in the table below "
+                   f"(v[k..m]: the partial result of operands k to m).")
+        order = {node: i for i, node in enumerate(cmp.platform.nodes)}
+        rows = "".join(f"<tr><td>{_e(u)}→{_e(v)}</td><td>{_e(', '.join(edges[(u, v)]))}</td></tr>"
+                       for u, v in sorted(edges, key=lambda e: (order.get(e[0], -1), order.get(e[1], -1))))
+        tables.append(_details(f"What the steady state sends across each edge ({n}, per second)",
+                               "edge", "messages v[k..m]: rate", rows, open_=n <= 20))
+    if tasks:
+        n = sum(len(v) for v in tasks.values())
+        drawn = set(tasks) <= with_tasks
+        labels += (f" The {n} reduction tasks the steady state runs per second are "
+                   f"{'listed under each host' if drawn else 'listed in the table below'}: T(k,l,m) is seed 000's "
+                   f"task that combines v[k..l] and v[l+1..m] into v[k..m].")
+        if not drawn:
+            rows = "".join(f"<tr><td>{_e(h)}</td><td>{_e(', '.join(tasks[h]))}</td></tr>"
+                           for h in cmp.platform.hosts if h in tasks)
+            tables.append(_details(f"Reduction tasks per host ({n}, per second)", "host", "tasks T(k,l,m): rate",
+                                   rows))
+    caption = (f"The platform with the flows of {best.algorithm}'s schedule: hosts are circles, routers squares; "
+               f"link width follows bandwidth, colour the link's utilisation (busy time over makespan).{where}"
+               f"{labels}")
+    return [_figure(svg_text(fig, scope=f"{sid}-flows"), caption)] + tables
+
+
+def _details(summary: str, key: str, value: str, rows: str, *, open_: bool = True) -> str:
+    """A ``<details>`` (open unless told) holding a two-column table (the rows already escaped)."""
+    return (f"<details{' open' * open_}>\n<summary>{_e(summary)}</summary>\n<table>\n<thead><tr><th>{_e(key)}</th>"
+            f"<th>{_e(value)}</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n</details>")
+
+
+def _gantt_figures(cmp: Comparison, best, sid: str, max_ranks: int) -> list[str]:
+    """The whole run up to its makespan (bars, or busy bands when long), and one period of a periodic series."""
+    result, trace = best.result, best.result.trace
+    mode = choose_mode(result)
+    schedule, count = best.schedule, cmp.collective.count
+    q = getattr(schedule, "ops_per_period", None)
+    steady = None if q is None or count <= 1 or mode == "ops" else steady_period(result, ops_per_period=q,
+                                                                                   count=count)
+    links = " below, the utilisation of the busiest links over time"
+    if mode == "ops":
+        what = (f"The whole run, from 0 to its makespan {trace.makespan:.4g} s: every operation is a bar on its "
+                f"node's send, receive or compute lane (operations at once on sub-rows);{links}.")
+    else:
+        edges = bin_edges(0.0, trace.makespan, BINS, steady)
+        width = float(np.median(np.diff(edges)))
+        periods = 0 if steady is None or trace.makespan < PERIOD_BINS * steady[1] else round(width / steady[1])
+        bins = (f"bins of {width:.3g} s" if not periods else
+                f"bins of {'one period' if periods == 1 else f'{periods} periods'} ({width:.3g} s)")
+        what = (f"The whole run, from 0 to its makespan {trace.makespan:.4g} s, has {trace.n_ops:,} operations, too "
+                f"many to draw one by one: it is cut into {bins} and each node's send, receive and compute lane is "
+                f"filled to the fraction of the bin it was busy (a full band: busy all the time; under each node's name, "
+                f"the share of the run each lane was busy);{links}, averaged per bin.")
+    figures = [_figure(gantt_svg(result, platform=cmp.platform, max_ranks=max_ranks, mode=mode, period=steady,
+                                 scope=f"{sid}-gantt"), what)]
+    if steady is not None:
+        boundary, length = steady
+        window = (max(boundary - 0.05 * length, 0.0), min(boundary + 1.05 * length, trace.makespan))
+        ops = "one operation" if q == 1 else f"{q} operations"
+        caption = (f"One period of the steady state, zoomed in from the middle of the run: {length:.4g} s as "
+                   f"simulated (the schedule's period, {ops} of the series, is {float(schedule.period):.4g} s), "
+                   f"from {boundary:.4g} s; dashed lines mark the period boundaries.")
+        figures.append(_figure(gantt_svg(result, platform=cmp.platform, max_ranks=max_ranks, window=window,
+                                         period=steady, scope=f"{sid}-period"), caption))
+    return figures
 
 
 def _figure(svg: str, caption: str) -> str:

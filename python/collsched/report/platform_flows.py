@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..schedules.trace import SimResult
 
 __all__ = ["platform_flows", "platform_flows_svg", "platform_flows_figure", "platform_layout", "busiest_link",
-           "activity_labels", "HOST_COLOUR", "ROUTER_COLOUR", "IDLE_COLOUR"]
+           "activity_labels", "drawn_labels", "TASK_LINES", "HOST_COLOUR", "ROUTER_COLOUR", "IDLE_COLOUR"]
 
 HOST_COLOUR = "#3b75af"
 ROUTER_COLOUR = "#8c8c8c"
@@ -55,6 +55,9 @@ IDLE_COLOUR = "#d4d4d4"
 _CMAP = "YlOrRd"
 _SEND = re.compile(r"^send\((?P<u>.+?)->(?P<v>.+?), (?P<what>.+)\)$")
 _CONS = re.compile(r"^cons\((?P<node>[^,]+), (?P<what>.+)\)$")
+#: Hosts are labelled with their tasks (``T(k,l,m): r/s``) when all hosts have at most this many in all;
+#: beyond, with their names only (the HTML report lists the tasks in a table).
+TASK_LINES = 16
 _KK_LIMIT = 150  # Kamada-Kawai up to this many nodes (quadratic), seeded spring layout beyond
 
 
@@ -187,6 +190,20 @@ def activity_labels(schedule: Schedule) -> tuple[dict[tuple[str, str], list[str]
     return edges, nodes
 
 
+def _link_label_kind(platform: Platform, result: SimResult | None, schedule: Schedule | None, *,
+                     max_labels: int) -> str | None:
+    """The links' labels to try first: activities when at most ``max_labels`` lines, else utilisations when at most
+    ``max_labels`` carrying links, else none."""
+    segments = _segments(platform)
+    edge_acts = activity_labels(schedule)[0] if schedule is not None else {}
+    by_link = _activities_by_link(segments, edge_acts) if edge_acts else {}
+    if by_link and sum(len(v) for v in by_link.values()) <= max_labels:
+        return "activities"
+    util = _utilisation(platform, result, segments)[0]
+    carrying = sum(1 for v in util.values() if v > 0)
+    return "utilisation" if 0 < carrying <= max_labels else None
+
+
 def platform_flows_figure(platform: Platform, result: SimResult | None = None, *, schedule: Schedule | None = None,
                           title: str | None = None, max_labels: int = 40, width: float = 9.0):
     """The platform drawn with the flows of ``result`` (and ``schedule``'s activities), as a matplotlib Figure.
@@ -242,24 +259,13 @@ def platform_flows_figure(platform: Platform, result: SimResult | None = None, *
     lines = _offset_lines([segments[k] for k in ids], pos)
     bw, lw = _draw_links(ax, platform, ids, lines, util, busiest)
 
-    # link labels: Figure 10's activities, else the utilisation of carrying links
-    labels: dict[str, str] = {}
-    by_link = _activities_by_link(segments, edge_acts) if edge_acts else {}
-    if by_link and sum(len(v) for v in by_link.values()) <= max_labels:
-        labels = {k: "\n".join(v) for k, v in by_link.items()}
-    elif util:
-        carrying = [k for k in ids if util.get(k, 0.0) > 0]
-        if len(carrying) <= max_labels:
-            labels = {k: f"{util[k]:.0%}" for k in carrying}
-    for k, text in labels.items():
-        (x0, y0), (x1, y1) = lines[ids.index(k)]
-        ax.text((x0 + x1) / 2, (y0 + y1) / 2, text, fontsize=6 if "\n" in text else 6.5, ha="center", va="center",
-                zorder=5, parse_math=False,
-                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.8))
+    # link labels: Figure 10's activities, else the utilisation of carrying links (busiest first)
+    kind = _link_label_kind(platform, result, schedule, max_labels=max_labels)
 
-    hosts, routers = _draw_nodes(ax, platform, pos, node_acts, max_labels)
+    hosts, routers, size = _draw_nodes(ax, platform, pos)
     ax.margins(0.06)
     _legend(fig, ax, hosts, routers, bw, lw, colour_bar=result is not None)
+    tasks = sum(len(v) for v in node_acts.values()) <= TASK_LINES
     if title is None:
         title = platform.name or "platform"
         if result is not None:
@@ -270,7 +276,185 @@ def platform_flows_figure(platform: Platform, result: SimResult | None = None, *
                 title += f"; busiest link {busiest} ({util[busiest]:.0%}"
                 title += f", tied with {tied} other{'s' * (tied > 1)})" if tied else ")"
     ax.set_title(title, fontsize=9, parse_math=False)   # node and link names are not TeX
+
+    # the labels last, once the layout is fixed: each where it overlaps nothing drawn or placed before it
+    fig.draw_without_rendering()
+    placer = _Placer(fig, ax, pos, size)
+    if len(pos) <= 64:
+        for n in hosts:
+            gid = f"host-label-{n}"
+            if tasks and node_acts.get(n) and placer.node_label(   # the tasks under the name if they fit ...
+                    n, n + "".join("\n" + t for t in node_acts[n]), fontsize=7.5, colour="#1a3c5e", required=False,
+                    gid=gid):
+                continue
+            placer.node_label(n, n, fontsize=7.5, colour="#1a3c5e", required=True, gid=gid)   # ... else the name
+        if len(routers) <= max_labels:
+            for n in routers:
+                placer.node_label(n, n, fontsize=7, colour="#333333", required=False, gid=f"router-label-{n}")
+    if kind == "activities":
+        placed = [placer.link_label(lines[ids.index(k)], "\n".join(v), fontsize=6 if len(v) > 1 else 6.5,
+                                    gid="link-label-" + re.sub(r"[^\w.-]", "_", k))
+                  for k, v in _activities_by_link(segments, edge_acts).items()]
+        if not all(placed):   # some flows missing would mislead: utilisations instead (the report lists the flows)
+            for text in placed:
+                if text is not None:
+                    placer.forget(text)
+            kind = "utilisation" if 0 < sum(1 for v in util.values() if v > 0) <= max_labels else None
+    if kind == "utilisation":
+        for k in sorted((k for k in ids if util.get(k, 0.0) > 0), key=lambda k: -util[k]):
+            placer.link_label(lines[ids.index(k)], f"{util[k]:.0%}", fontsize=6.5,
+                              gid="link-label-" + re.sub(r"[^\w.-]", "_", k))
     return fig
+
+
+def drawn_labels(fig) -> tuple[str | None, set[str]]:
+    """What a figure of :func:`platform_flows_figure` labels: its links' kind of label, and the hosts with tasks.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    kind : {"activities", "utilisation"} or None
+        What the link labels say: the steady state's flows (``u→v v[k..m]: r/s``), utilisations, or nothing.
+    hosts : set of str
+        Hosts labelled with their tasks (``T(k,l,m): r/s`` under the name).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1e6)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h1", "h2", [], size=1e6)
+    >>> drawn_labels(platform_flows_figure(p, cs.simulate(p, b.build())))
+    ('utilisation', set())
+    """
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if t.get_gid()}
+    links = [text for gid, text in texts.items() if gid.startswith("link-label-")]
+    kind = None if not links else "activities" if any("→" in t for t in links) else "utilisation"
+    return kind, {gid[len("host-label-"):] for gid, text in texts.items()
+                  if gid.startswith("host-label-") and "\n" in text}
+
+
+class _Placer:
+    """Places text labels one by one where they overlap no node, legend, colour bar, title or earlier label.
+
+    Works in display pixels of the laid-out figure; the labels are kept out
+    of the layout (``set_in_layout(False)``) so that drawing the figure again
+    keeps every position. A required label (a host's name) that has no free
+    place takes the least crowded one; any other is left out.
+    """
+
+    _PAD = 2.0   # pixels kept free around every label (browser fonts are not matplotlib's)
+
+    def __init__(self, fig, ax, pos, size: float):
+        self.fig, self.ax, self.pos = fig, ax, pos
+        self.renderer = fig.canvas.get_renderer()
+        self.px = fig.dpi / 72.0
+        self.radius = math.sqrt(size) / 2 * self.px   # of a host's marker, in pixels
+        self.boxes = [self._node_box(n) for n in pos]
+        for artist in [ax.get_legend(), ax.title, *[a for a in fig.axes if a is not ax]]:
+            if artist is not None and (artist is not ax.title or artist.get_text()):
+                self.boxes.append(tuple(float(v) for v in artist.get_window_extent(self.renderer).extents))
+        self.frame = fig.bbox.extents
+        self.owned: dict[int, tuple[float, float, float, float]] = {}
+
+    def _node_box(self, n):
+        x, y = self.ax.transData.transform(self.pos[n])
+        r = self.radius
+        return (x - r, y - r, x + r, y + r)
+
+    def _cost(self, box) -> float:
+        """Area of ``box`` over other boxes (infinite when it leaves the figure)."""
+        x0, y0, x1, y1 = box
+        f = self.frame
+        if x0 < f[0] or y0 < f[1] or x1 > f[2] or y1 > f[3]:
+            return math.inf
+        total = 0.0
+        for b in self.boxes:
+            w, h = min(x1, b[2]) - max(x0, b[0]), min(y1, b[3]) - max(y0, b[1])
+            if w > 0 and h > 0:
+                total += w * h
+        return total
+
+    def _try(self, text, candidates, required: bool):
+        best, best_cost = None, math.inf
+        for place in candidates:
+            place(text)
+            e = text.get_window_extent(self.renderer)
+            pad = self._PAD + (text.get_bbox_patch().get_boxstyle().pad * text.get_fontsize() * self.px
+                               if text.get_bbox_patch() is not None else 0.0)
+            box = (e.x0 - pad, e.y0 - pad, e.x1 + pad, e.y1 + pad)
+            cost = self._cost(box)
+            if cost == 0:
+                best = (place, box)
+                break
+            if required and cost < best_cost:
+                best, best_cost = (place, box), cost
+        if best is None:
+            text.remove()
+            return None
+        best[0](text)
+        self.boxes.append(best[1])
+        self.owned[id(text)] = best[1]
+        return text
+
+    def forget(self, text) -> None:
+        """Take a placed label off the figure (its place is free again)."""
+        box = self.owned.pop(id(text))
+        del self.boxes[next(i for i, b in enumerate(self.boxes) if b is box)]
+        text.remove()
+
+    def node_label(self, n, label: str, *, fontsize: float, colour: str, required: bool, gid: str):
+        import matplotlib.patheffects as pe
+
+        text = self.ax.annotate(label, self.pos[n], xytext=(0, 0), textcoords="offset points", fontsize=fontsize,
+                                color=colour, zorder=6, parse_math=False, annotation_clip=False,
+                                path_effects=[pe.withStroke(linewidth=2.5, foreground="white")])
+        text.set_in_layout(False)
+        text.set_gid(gid)
+        d = self.radius / self.px + 1.5   # points from the node's centre
+        candidates = []
+        for reach in (d, 2 * d, 3.5 * d):
+            for dx, dy, ha, va in ((0, -1, "center", "top"), (0, 1, "center", "bottom"), (1, 0, "left", "center"),
+                                   (-1, 0, "right", "center"), (0.7, -0.7, "left", "top"),
+                                   (-0.7, -0.7, "right", "top"), (0.7, 0.7, "left", "bottom"),
+                                   (-0.7, 0.7, "right", "bottom")):
+                candidates.append(self._offset(dx * reach, dy * reach, ha, va))
+        return self._try(text, candidates, required)
+
+    @staticmethod
+    def _offset(dx, dy, ha, va):
+        def place(text):
+            text.xyann = (dx, dy)
+            text.set_horizontalalignment(ha)
+            text.set_verticalalignment(va)
+        return place
+
+    def link_label(self, line, label: str, *, fontsize: float, gid: str):
+        """On the link (its middle, then towards either end), else just beside it."""
+        (x0, y0), (x1, y1) = line
+        text = self.ax.annotate(label, ((x0 + x1) / 2, (y0 + y1) / 2), xytext=(0, 0), textcoords="offset points",
+                                fontsize=fontsize, ha="center", va="center", zorder=5, parse_math=False,
+                                annotation_clip=False,
+                                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85))
+        text.set_in_layout(False)
+        text.set_gid(gid)
+        e = text.get_window_extent(self.renderer)
+        w, h = e.width / self.px / 2 + 3, e.height / self.px / 2 + 3   # points from the line to beside it
+
+        def at(t, dx, dy):
+            def place(txt):
+                txt.xy = (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+                txt.xyann = (dx, dy)
+            return place
+
+        ts = (0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78)
+        candidates = [at(t, 0, 0) for t in ts]
+        candidates += [at(t, dx, dy) for t in ts[:5] for dx, dy in ((0, h), (0, -h), (w, 0), (-w, 0))]
+        return self._try(text, candidates, required=False)
+
 
 
 def _colour(u: float):
@@ -316,10 +500,8 @@ def _draw_links(ax, platform: Platform, ids, lines, util, busiest) -> tuple[np.n
     return bw, lw
 
 
-def _draw_nodes(ax, platform: Platform, pos, node_acts, max_labels: int) -> tuple[list[str], list[str]]:
-    """Hosts as blue circles (named, with their tasks), routers as grey squares (named when few)."""
-    import matplotlib.patheffects as pe
-
+def _draw_nodes(ax, platform: Platform, pos) -> tuple[list[str], list[str], float]:
+    """Hosts as blue circles, routers as grey squares; returns both lists and the hosts' marker size (points²)."""
     hosts = [n for n in pos if platform.nodes[n].is_host]
     routers = [n for n in pos if not platform.nodes[n].is_host]
     size = 150 if len(pos) <= 40 else max(12, 6000 / len(pos))
@@ -328,17 +510,7 @@ def _draw_nodes(ax, platform: Platform, pos, node_acts, max_labels: int) -> tupl
             xy = np.array([pos[n] for n in group])
             ax.scatter(xy[:, 0], xy[:, 1], s=size * scale, c=colour, marker=marker, edgecolors="white",
                        linewidths=0.8, zorder=3)
-    outline = [pe.withStroke(linewidth=2.5, foreground="white")]
-    if len(pos) <= 64:
-        for n in hosts:
-            text = n + "".join("\n" + t for t in node_acts.get(n, ()))
-            ax.annotate(text, pos[n], xytext=(0, -8), textcoords="offset points", ha="center", va="top",
-                        fontsize=7, color="#1a3c5e", zorder=6, path_effects=outline, parse_math=False)
-        if len(routers) <= max_labels:
-            for n in routers:
-                ax.annotate(n, pos[n], xytext=(0, 6), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=6, color="#555555", zorder=6, path_effects=outline, parse_math=False)
-    return hosts, routers
+    return hosts, routers, size
 
 
 def _legend(fig, ax, hosts, routers, bw, lw, *, colour_bar: bool) -> None:
