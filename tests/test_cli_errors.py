@@ -46,8 +46,8 @@ def test_schedule_of_another_collective_names_the_file(tmp_path, capsys):
     assert run(["plan", TIERS, str(EXAMPLES / "reduce.json"), "-a", "binomial", "-o", schedule], capsys)[0] == 0
     code, _, err = run(["validate", TIERS, str(EXAMPLES / "alltoall.json"), schedule], capsys)
     assert code == 2 and err.count("\n") == 1
-    assert f"{schedule}: " in err and "planned for another platform or collective?" in err
-    assert "(plan it for these: collsched plan " in err
+    assert f"{schedule}: schedule 'binomial' was planned for a reduce" in err
+    assert err.endswith("(check it against the collective it was planned for, or plan one for this collective)\n")
 
 
 def test_exit_code_of_a_command_is_kept(monkeypatch, capsys):

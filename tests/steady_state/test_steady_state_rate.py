@@ -1,8 +1,9 @@
 """Seed 000's theorem, checked by simulation: the periodic schedule runs at the LP throughput in steady state.
 
 The steady-state rate is the marginal rate between two series lengths
-(:func:`collsched.simulation.steady.steady_rate`, 20 and 40 periods' worth
-of operations), simulated under ``OnePort(sync=True, cost="edges")``: the
+(:func:`collsched.simulation.steady.steady_rate`: 20 and 40 periods' worth
+of operations, doubled until two successive windows agree, since a pipeline
+may run faster or slower than its steady state for its first periods), simulated under ``OnePort(sync=True, cost="edges")``: the
 model the LPs describe (one-port store-and-forward on the graph view,
 computation overlapping communication). With an exact period it equals the
 schedule's throughput, and that is the exact LP optimum TP whenever the
@@ -77,6 +78,7 @@ def check_steady_state(p, c, s):
     assert s.throughput <= tp
     cs.validate(p, c, s)
     r = steady_rate(p, s, c, model=MODEL)
+    assert r.settled  # two successive windows (20-40 periods, 40-80, ... up to 320) gave the same rate
     if s.params["period_kind"] == "exact":
         assert close(r.rate, s.throughput)
         assert (s.status is cs.Status.OPTIMAL) == (s.throughput == tp)
@@ -108,6 +110,19 @@ def test_the_random_platforms_have_busy_cpus_and_relays():
         cpu_bound += busiest_load(s.slots, net_speed) > sum(sl.duration for sl in s.slots)
         relayed += any(not p.nodes[n].is_host for n in s.ranks(p))
     assert cpu_bound >= 3 and relayed >= 3
+
+
+@pytest.mark.parametrize("kind, seed", [("alltoall", 500), ("reduce", 782)])
+def test_a_pipeline_that_settles_late_is_measured_once_settled(kind, seed):
+    """These run faster than their steady state between 20 and 40 periods; from 40 periods on, at their rate."""
+    p = random_platform(seed)
+    c = random_series(p, kind, seed)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=16)
+    q = s.ops_per_period
+    early = steady_rate(p, s, c, model=MODEL, counts=(20 * q, 40 * q))
+    assert early.rate > s.throughput * (1 + TOL)
+    r = check_steady_state(p, c, s)
+    assert r.counts[0] >= 40 * q
 
 
 def test_a_fixed_period_runs_at_its_throughput_in_the_long_run():

@@ -85,7 +85,8 @@ dl.facts dd { margin: 0; }
 .best { color: var(--good); font-weight: 600; }
 table { border-collapse: collapse; width: 100%; font-size: .88em; }
 th, td { padding: 5px 9px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+th { background: #eef1f5; font-weight: 600; }
+.table-wrap { overflow-x: auto; }
 th.num { text-align: right; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.winner td { background: #eaf5ee; }
@@ -201,8 +202,8 @@ def _table(cmp: Comparison) -> str:
     header = "".join(f'<th class="num">{_e(h)}</th>' if numeric else f"<th>{_e(h)}</th>"
                      for h, numeric in zip(table.header, table.numeric))
     notes = "".join(f"<li>{_e(note)}</li>" for note in table.notes)
-    return (f"<table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n"
-            f'<ul class="note">{notes}</ul>')
+    return (f'<div class="table-wrap"><table>\n<thead><tr>{header}</tr></thead>\n<tbody>\n' + "\n".join(rows)
+            + "\n</tbody>\n</table></div>\n" f'<ul class="note">{notes}</ul>')
 
 
 def _section(index: int, label: str, cmp: Comparison, *, max_ranks: int) -> str:

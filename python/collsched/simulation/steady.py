@@ -1,11 +1,16 @@
 """The steady-state rate of a series, measured by simulation: the marginal rate between two series lengths.
 
-A series of ``K`` operations takes ``start-up + K / rate + clean-up``; the
-start-up and clean-up do not depend on ``K``, so two lengths ``K1 < K2``
-give the steady-state rate as ``(K2 - K1) / (makespan(K2) - makespan(K1))``
-(seed 000, §3.4: the periodic schedule reaches the LP throughput ``TP``
-asymptotically; this is the number that must equal ``TP``). The rate of
-the ``K`` operations themselves, start-up and clean-up included, is
+A series of ``K`` operations takes ``start-up + K / rate + clean-up`` once
+it runs in steady state; the start-up and clean-up do not depend on ``K``,
+so two lengths ``K1 < K2`` give the steady-state rate as
+``(K2 - K1) / (makespan(K2) - makespan(K1))`` (seed 000, §3.4: the periodic
+schedule reaches the LP throughput ``TP`` asymptotically; this is the
+number that must equal ``TP``). A pipeline may take a while to settle: its
+first periods can run faster than the steady state (resources that are not
+the bottleneck work ahead) or slower, so by default the lengths double —
+20 and 40 periods, then 40 and 80, up to 320 — until two successive windows
+give the same rate; that rate is the steady state's. The rate of the ``K``
+operations themselves, start-up and clean-up included, is
 ``K / makespan(K)``; it approaches the steady-state rate as ``K`` grows.
 
 Examples
@@ -15,8 +20,8 @@ Examples
 >>> c = cs.Series(cs.Scatter(source="h0", targets=["h1", "h2"], size=1), count=10)
 >>> s = cs.plan(p, c, algorithm="steady_state")
 >>> r = steady_rate(p, s, model=cs.models.OnePort(cost="edges"))
->>> abs(r.rate / s.throughput - 1) < 1e-9, r.counts
-(True, (20, 40))
+>>> abs(r.rate / s.throughput - 1) < 1e-9, r.counts, r.settled
+(True, (20, 40), True)
 """
 
 from __future__ import annotations
@@ -24,10 +29,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["SteadyRate", "steady_rate", "STEADY_PERIODS"]
+__all__ = ["SteadyRate", "steady_rate", "STEADY_PERIODS", "MAX_PERIODS"]
 
-#: Series lengths, in periods of a periodic schedule, between which the marginal rate is measured (issue's K1, K2).
+#: Series lengths, in periods of a periodic schedule, of the first window the marginal rate is measured over.
 STEADY_PERIODS = (20, 40)
+#: The longest series (in periods) the settling windows go to.
+MAX_PERIODS = 320
+#: Two windows agree when their rates differ by at most this, relatively.
+SETTLED = Fraction(1, 10**9)
 
 
 @dataclass(frozen=True)
@@ -37,24 +46,24 @@ class SteadyRate:
     Attributes
     ----------
     counts : (int, int)
-        The series lengths ``K1 < K2`` simulated.
+        The series lengths ``K1 < K2`` of the window the rate is measured over.
     makespans : (float, float)
         Their simulated makespans (s).
     rate : Fraction
         ``(K2 - K1) / (makespan(K2) - makespan(K1))``, operations per second
-        in steady state (exact arithmetic on the float makespans, so that a
-        rate equal to an exact throughput compares equal when the makespans
-        are exact; compare with a relative tolerance otherwise).
+        in steady state (exact arithmetic on the float makespans; compare
+        with a relative tolerance).
     series_rate : float
         ``K2 / makespan(K2)``: the rate of the ``K2`` operations, start-up
         and clean-up included.
-    startup : float
-        Seconds the ``K2`` operations take beyond ``K2 / rate`` (start-up
-        plus clean-up).
+    settled : bool
+        The window before this one gave the same rate (to 1e-9): the
+        pipeline had settled. False when the lengths were given, or when
+        :data:`MAX_PERIODS` was reached first.
 
     Examples
     --------
-    >>> r = SteadyRate((1, 2), (3.0, 4.0), Fraction(1), 0.5)
+    >>> r = SteadyRate((1, 2), (3.0, 4.0), Fraction(1), 0.5, True)
     >>> r.startup
     2.0
     """
@@ -63,15 +72,17 @@ class SteadyRate:
     makespans: tuple[float, float]
     rate: Fraction
     series_rate: float
+    settled: bool = False
 
     @property
     def startup(self) -> float:
+        """Seconds the ``K2`` operations take beyond ``K2 / rate`` (start-up plus clean-up)."""
         return self.makespans[1] - float(self.counts[1] / self.rate) if self.rate else float("inf")
 
 
 def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int, int] | None = None,
                 engine: str = "core") -> SteadyRate:
-    """Simulate ``schedule`` for two series lengths and return the steady-state (marginal) rate.
+    """Simulate ``schedule`` at several series lengths and return the steady-state (marginal) rate.
 
     Parameters
     ----------
@@ -85,9 +96,10 @@ def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int
         The simulator's model (keyword-only, no default: the rate is only
         meaningful under a named model).
     counts : (int, int), optional
-        ``K1 < K2``; by default :data:`STEADY_PERIODS` periods' worth of
-        operations for a periodic schedule (``ops_per_period`` each), else
-        the same numbers of operations.
+        Measure over exactly these lengths ``K1 < K2``. By default the
+        windows start at :data:`STEADY_PERIODS` periods' worth of operations
+        (``ops_per_period`` each for a periodic schedule, else one) and
+        double until two successive ones agree, up to :data:`MAX_PERIODS`.
     engine : str
         Passed to :func:`collsched.simulate`.
 
@@ -108,8 +120,8 @@ def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int
     >>> c = cs.Series(cs.Reduce(participants=["h0", "h1"], target="h0", size=1, task_cost=1), count=4)
     >>> s = cs.plan(p, c, algorithm="steady_state")
     >>> r = steady_rate(p, s, model=cs.models.OnePort(cost="edges"), counts=(5, 9))
-    >>> abs(r.rate / s.throughput - 1) < 1e-9
-    True
+    >>> abs(r.rate / s.throughput - 1) < 1e-9, r.settled
+    (True, False)
     """
     from ..collectives import Series
     from . import simulate
@@ -117,16 +129,33 @@ def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int
     collective = schedule.answering(collective)
     if not isinstance(collective, Series):
         raise ValueError(f"steady_rate needs a series, not a {collective.kind}")
-    if counts is None:
-        q = getattr(schedule, "ops_per_period", 1)
-        counts = (STEADY_PERIODS[0] * q, STEADY_PERIODS[1] * q)
-    k1, k2 = counts
-    if not (isinstance(k1, int) and isinstance(k2, int) and 0 < k1 < k2):
-        raise ValueError(f"steady_rate counts={counts!r} must be two increasing positive integers")
-    spans = []
-    for k in (k1, k2):
-        c = Series(collective.base, count=k)
-        spans.append(simulate(platform, schedule, c, model=model, engine=engine).makespan)
-    d = Fraction(spans[1]) - Fraction(spans[0])
-    rate = Fraction(k2 - k1) / d if d > 0 else Fraction(0)
-    return SteadyRate((k1, k2), (spans[0], spans[1]), rate, k2 / spans[1] if spans[1] > 0 else float("inf"))
+    if counts is not None:
+        k1, k2 = counts
+        if not (isinstance(k1, int) and isinstance(k2, int) and 0 < k1 < k2):
+            raise ValueError(f"steady_rate counts={counts!r} must be two increasing positive integers")
+    spans: dict[int, float] = {}
+
+    def span(k: int) -> float:
+        if k not in spans:
+            spans[k] = simulate(platform, schedule, Series(collective.base, count=k), model=model,
+                                engine=engine).makespan
+        return spans[k]
+
+    def window(k1: int, k2: int, settled: bool) -> SteadyRate:
+        d = Fraction(span(k2)) - Fraction(span(k1))
+        rate = Fraction(k2 - k1) / d if d > 0 else Fraction(0)
+        return SteadyRate((k1, k2), (span(k1), span(k2)), rate,
+                          k2 / span(k2) if span(k2) > 0 else float("inf"), settled)
+
+    if counts is not None:
+        return window(*counts, False)
+    q = getattr(schedule, "ops_per_period", 1)
+    k1, k2 = STEADY_PERIODS[0] * q, STEADY_PERIODS[1] * q
+    before = window(k1, k2, False)
+    while k2 < MAX_PERIODS * q:
+        k1, k2 = k2, 2 * k2
+        now = window(k1, k2, False)
+        if abs(now.rate - before.rate) <= SETTLED * abs(now.rate):
+            return SteadyRate(before.counts, before.makespans, before.rate, before.series_rate, True)
+        before = now
+    return before
