@@ -25,7 +25,7 @@ system-deps:
 	@PYTHON=$(PYTHON) bash scripts/system-deps.sh test
 
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	PIP_CONSTRAINT= $(PYTHON) -m venv $(VENV)
 
 # builds the Rust core (release) and installs collsched, editable, into .venv
 install: system-deps-build $(PY)

@@ -37,8 +37,11 @@ if ! command -v apt-get >/dev/null || [ "$(id -u)" -ne 0 ]; then
   exit 0
 fi
 echo "collsched: installing system packages: ${need[*]}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
-if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }; then
-  echo "collsched: apt-get could not install ${need[*]}; going on, the tests that need them will skip"
+if ! { apt-get update -qq && apt-get install -y -qq "${need[@]}"; } >"$log" 2>&1; then
+  tail -n 5 "$log"
+  echo "collsched: apt-get could not install ${need[*]} (above); going on, the tests that need them will skip"
 fi
 exit 0
