@@ -134,10 +134,13 @@ def _n(k: int, what: str) -> str:
     return f"{k} {what}{'' if k == 1 else 's'}"
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """After the short test summary, just before pytest's closing line: one line per group."""
+    result = yield
     group_of = config.stash.get(_GROUP_OF, None)
     if group_of is None:
-        return
+        return result
     outcomes = _outcomes(terminalreporter)
     lines = []
     for marker, title, _ in GROUPS:
@@ -166,3 +169,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_line("test groups:")
         for line in lines:
             terminalreporter.write_line(line)
+    return result
