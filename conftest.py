@@ -114,7 +114,7 @@ def _n(k: int, what: str) -> str:
     return f"{k} {what}{'' if k == 1 else 's'}"
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the short test summary too
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """After the short test summary, just before pytest's closing line: one line per group."""
     result = yield
