@@ -1,32 +1,60 @@
 # Two entry points: `make demo` and `make test` (see README). Everything lives in .venv.
+# Each first installs the system packages it needs when missing (scripts/system-deps.sh: Debian, root),
+# then the Python packages at the versions of constraints.txt (`make lock` refreshes it).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 PIP_FLAGS := --quiet --disable-pip-version-check
+# every pip install, and the isolated environment pip builds collsched in (maturin), takes the locked versions
+LOCK := constraints.txt
+export PIP_CONSTRAINT := $(CURDIR)/$(LOCK)
+UV_VERSION := 0.13.8
+# rustup's cargo, where a shell did not put it on PATH
+export PATH := $(PATH):$(HOME)/.cargo/bin
+# deterministic property tests (tests/conftest.py); HYPOTHESIS_PROFILE=dev explores new examples
+HYPOTHESIS_PROFILE ?= ci
+DEMO_OUT := out/collsched-demo.html
 
-.PHONY: demo test install dev cargo-test pytest bench clean
+.PHONY: demo test install dev system-deps system-deps-build cargo-test pytest lock bench clean
+
+system-deps-build:
+	@PYTHON=$(PYTHON) bash scripts/system-deps.sh build
+
+system-deps:
+	@PYTHON=$(PYTHON) bash scripts/system-deps.sh test
 
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	PIP_CONSTRAINT= $(PYTHON) -m venv $(VENV)
 
 # builds the Rust core (release) and installs collsched, editable, into .venv
-install: $(PY)
+install: system-deps-build $(PY)
 	$(PIP) install $(PIP_FLAGS) -e .
 
-dev: $(PY)
+dev: system-deps $(PY)
 	$(PIP) install $(PIP_FLAGS) -e '.[dev]'
 
 demo: install
-	$(VENV)/bin/collsched demo
+	@mkdir -p $(dir $(DEMO_OUT))
+	$(VENV)/bin/collsched demo -o $(DEMO_OUT)
 
 cargo-test:
+	@command -v cargo >/dev/null || { echo "cargo (Rust >= 1.85) is required: install it with rustup"; exit 1; }
 	cargo test --workspace --release
 
 pytest: dev
-	$(PY) -m pytest -q
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest -q
 
 test: dev cargo-test pytest
+
+# newest versions of every Python dependency allowed by pyproject.toml (run time, dev, and the build's
+# maturin), for every platform and Python >= 3.11, into constraints.txt
+lock: $(PY)
+	PIP_CONSTRAINT= $(PIP) install $(PIP_FLAGS) uv==$(UV_VERSION)
+	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \
+	  | $(VENV)/bin/uv pip compile --quiet --upgrade --universal --python-version 3.11 --extra dev \
+	      --no-header --output-file $(LOCK) pyproject.toml -
+	@sed -i '1i # The Python packages `make` installs, every version fixed: `make lock` writes this file (uv pip compile).' $(LOCK)
 
 bench: dev
 	@cd benchmarks && for b in bench_*.py; do echo "== $$b"; ../$(PY) $$b || exit 1; done

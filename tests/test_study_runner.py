@@ -59,6 +59,7 @@ def test_a_process_pool_gives_the_serial_tables(tmp_path, squares_study):
     assert real[0] == real[1]
 
 
+@pytest.mark.dask
 def test_a_dask_local_cluster_gives_the_serial_tables(tmp_path, squares_study):
     import sys
 

@@ -1,4 +1,9 @@
-"""Shared by the runtime tests: skip without MPI; one batched MPI job per rank count."""
+"""Shared by the runtime tests: their groups (skipped without MPI, naming the package); one batched MPI job per rank count.
+
+``needs_mpi`` and ``needs_emulation`` are the ``mpi`` and ``netns`` markers of
+``tests/conftest.py``, which skips them where Open MPI (``openmpi-bin``),
+mpi4py, root or ``iproute2`` is missing and reports each group at the end.
+"""
 
 import os
 import subprocess
@@ -6,14 +11,9 @@ import subprocess
 import pytest
 
 import collsched as cs
-from collsched.runtime import mpi_available
-from collsched.runtime.emulation import emulation_unavailable
 
-MPI_MISSING = mpi_available()
-needs_mpi = pytest.mark.skipif(MPI_MISSING is not None, reason=f"MPI runtime unavailable: {MPI_MISSING}")
-EMULATION_MISSING = emulation_unavailable()
-needs_emulation = pytest.mark.skipif(EMULATION_MISSING is not None or MPI_MISSING is not None,
-                                     reason=f"network emulation unavailable: {EMULATION_MISSING or MPI_MISSING}")
+needs_mpi = pytest.mark.mpi
+needs_emulation = pytest.mark.netns
 
 
 def shapes(n: int):

@@ -9,7 +9,8 @@ import collsched as cs
 from collsched.errors import PlatformError
 from collsched.platform import Link, Node, Platform
 from collsched.platform.routing import ShortestPath
-from collsched.simulation import routes as R
+from collsched.platform import routes as R
+from collsched.simulation.routes import link_busy
 
 
 def every_pair(p: Platform, ranks):
@@ -52,7 +53,7 @@ def test_link_busy_counts_directions_apart_on_full_duplex_links():
     b = cs.ProgramBuilder(p.hosts)
     b.send("h0", "h1", [], size=100)
     b.send("h1", "h0", [], size=300)
-    assert R.link_busy(p, b.build()).tolist() == [3.0, 3.0]
+    assert link_busy(p, b.build()).tolist() == [3.0, 3.0]
 
 
 def test_d_mod_k_fast_path_matches_the_routing():

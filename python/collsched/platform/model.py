@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import PlatformError
+from .routes import pair_routes
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -617,8 +618,6 @@ class Platform:
 
     def _pair_matrix(self, hosts: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
         """(latency, bandwidth) of every pair's route, n x n, in one vectorised pass over the routing trees."""
-        from ..simulation.routes import pair_routes  # the routed view's vectorised form lives with the simulator
-
         hosts = list(self._hosts if hosts is None else hosts)
         for h in hosts:
             if h not in self._hosts:

@@ -120,7 +120,7 @@ def link_utilisation_over_time(result: SimResult, platform: Platform,
     >>> t.tolist(), u["l0"].tolist(), u["l2"].tolist()
     ([0.0, 1.0, 2.0], [1.0, 0.0], [1.0, 1.0])
     """
-    from ..simulation.routes import channels, pair_routes, unique_pairs
+    from ..platform.routes import channels, pair_routes, unique_pairs
 
     tr = result.trace
     link_ids = tuple(platform.links)

@@ -155,7 +155,7 @@ def launch(world: Sequence[str], tasks: list[dict], *, timeout: float = 60.0, em
 
     Examples
     --------
-    >>> launch(["a"], [], timeout=0) if mpi_available() else []
+    >>> launch(["a"], [], timeout=0) if mpi_available() is None else []   # no task: no job
     []
     """
     why = mpi_available()

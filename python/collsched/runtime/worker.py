@@ -126,7 +126,7 @@ def _baseline_task(comm, task: dict, world: list[str]):
 
 
 def _pingpong_task(comm, task: dict, world: list[str]):
-    from .calibrate import pingpong_rank
+    from .pingpong import pingpong_rank
 
     return pingpong_rank(comm, task, world)
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from .compile import Context, gather_rows
 from .plogp import PLogPParams, Piecewise
-from .routes import channels, sharing_codes
+from ..platform.routes import channels, sharing_codes
 from .stages import DELAY, FLOW, HOLD, Part, Slot, StageTable
 
 if TYPE_CHECKING:  # pragma: no cover

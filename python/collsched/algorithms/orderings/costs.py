@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import CollectiveError
 from ...platform import Platform
 from ...platform.model import Link, Node
-from ...simulation.routes import pair_routes
+from ...platform.routes import pair_routes
 
 __all__ = ["Exchange", "overhead_platform", "exchange_of"]
 

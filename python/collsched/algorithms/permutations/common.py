@@ -135,7 +135,7 @@ def route_resources(platform, com: Com) -> tuple[np.ndarray, np.ndarray, int]:
 
     A full-duplex link gives one resource per direction, a shared (or
     directed) link one resource, a fatpipe link none (see
-    :mod:`collsched.simulation.routes`).
+    :mod:`collsched.platform.routes`).
 
     Returns
     -------
@@ -153,7 +153,7 @@ def route_resources(platform, com: Com) -> tuple[np.ndarray, np.ndarray, int]:
     >>> ptr.tolist(), r
     ([0, 2, 4], 8)
     """
-    from ...simulation.routes import channels, pair_routes, sharing_codes
+    from ...platform.routes import channels, pair_routes, sharing_codes
 
     routes = pair_routes(platform, com.hosts, com.src, com.dst)
     chan = channels(platform, routes.hop_link, routes.hop_fwd)
