@@ -36,14 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 ]
 
 # Known exceptions, each an (importer, imported) pair with its reason; none may be added lightly.
-KNOWN: dict[tuple[str, str], str] = {
-    # exchange_bound (the open-shop bound of seed 004) is in bounds.py, which also solves the algorithms'
-    # steady-state LPs; the all-to-all heuristics put it on their schedules. To fix: exchange_bound and
-    # its helpers into algorithms/orderings, re-exported by bounds.py.
-    ("collsched.algorithms.orderings.common", "collsched.bounds"): "exchange_bound, see above",
-    ("collsched.algorithms.orderings.preemptive", "collsched.bounds"): "exchange_bound, see above",
-    ("collsched.algorithms.permutations.common", "collsched.bounds"): "exchange_bound, see above",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 _PREFIXES = sorted(((p, rank, name) for rank, (name, ps) in enumerate(LAYERS) for p in ps),
                    key=lambda t: -len(t[0]))

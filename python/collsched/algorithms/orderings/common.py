@@ -46,7 +46,7 @@ def planning_bound(platform, collective):
     >>> round(planning_bound(p, cs.AllToAll(senders=p.hosts, size=1)).value, 6)
     6.0
     """
-    from ...bounds import exchange_bound
+    from .exchange_bound import exchange_bound
     from ...simulation.models import OnePort
 
     return exchange_bound(platform, collective, model=OnePort(sync=True, cost="overheads"))

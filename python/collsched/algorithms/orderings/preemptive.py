@@ -139,7 +139,7 @@ def open_shop_preemptive(platform, collective, *, seed: int = 0) -> StepSchedule
     >>> round(cs.simulate(p, s, model=cs.models.OnePort()).makespan, 6), s.bound.value
     (3.0, 3.0)
     """
-    from ...bounds import exchange_bound
+    from .exchange_bound import exchange_bound
     from ...simulation.models import OnePort
 
     check_seed(seed)

@@ -205,7 +205,7 @@ def with_bound(schedule: StepSchedule, platform, collective) -> StepSchedule:
     >>> s.bound.value, s.bound.metric     # the two messages use different links: 1 s each, in parallel
     (1.0, 'makespan')
     """
-    from ...bounds import exchange_bound
+    from ..orderings.exchange_bound import exchange_bound
     from ...simulation.models import Circuit
 
     return dataclasses.replace(schedule, bound=exchange_bound(platform, collective, model=Circuit()))
