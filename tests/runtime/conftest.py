@@ -46,7 +46,7 @@ def worker_processes() -> list[int]:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"collsched.runtime.worker" not in f.read():
+                if b"-m\0collsched.runtime\0" not in f.read():
                     continue
             with open(f"/proc/{pid}/environ", "rb") as f:
                 if mine in f.read().split(b"\0"):

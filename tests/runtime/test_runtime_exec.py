@@ -112,6 +112,21 @@ def test_a_failing_rank_is_named(reduce4):
     assert worker_processes() == []
 
 
+def test_a_killed_rank_is_named_with_its_host_and_signal(reduce4):
+    """SIGKILL leaves mpirun's own words, which name the rank only sometimes: one line either way."""
+    import socket
+
+    p, c, s = reduce4
+    with pytest.raises(RunError) as info:
+        run(p, s, c, fault={"rank": "h2", "what": "kill"})
+    message = str(info.value)
+    assert "\n" not in message and "Primary job" not in message
+    assert message.startswith(f"MPI rank 2 (h2) on host ")
+    assert (f"on host {socket.gethostname()} died without a word (a signal it could not catch: SIGKILL)" in message
+            or "was killed by signal 9 (Killed)" in message)
+    assert worker_processes() == []
+
+
 def test_a_corrupted_message_is_named(reduce4):
     p, c, s = reduce4
     with pytest.raises(RunError, match=r"rank \d \(h\d\) repetition 0: op \d+ \(recv msg \d+ from h0\): byte"):

@@ -14,7 +14,7 @@ As root, Open MPI needs ``OMPI_ALLOW_RUN_AS_ROOT=1`` and
 
 Examples
 --------
->>> cmd = mpirun_command(4, ["python", "-m", "collsched.runtime.worker", "job.json"])
+>>> cmd = mpirun_command(4, ["python", "-m", "collsched.runtime", "job.json"])
 >>> cmd[1:4]
 ['-n', '4', '--oversubscribe']
 >>> RunError("rank 3 (h3) failed").args[0]
@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -168,7 +169,7 @@ def launch(world: Sequence[str], tasks: list[dict], *, timeout: float = 60.0, em
     with tempfile.TemporaryDirectory(prefix="collsched-run-") as folder:
         job_path = os.path.join(folder, "job.json")
         atomic_write(job_path, json.dumps({"world": list(world), "tasks": tasks, "out": folder}))
-        worker = [python or sys.executable, "-m", "collsched.runtime.worker", job_path]
+        worker = [python or sys.executable, "-m", "collsched.runtime", job_path]  # runtime/__main__.py: the worker
         env = dict(os.environ, COLLSCHED_RUN_OWNER=str(os.getpid()))  # whose ranks these are (see tests)
         if os.geteuid() == 0:
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -193,7 +194,7 @@ def launch(world: Sequence[str], tasks: list[dict], *, timeout: float = 60.0, em
         _kill_session(proc.pid)  # ranks that outlived mpirun, if any
         text = err.decode(errors="replace")
         if proc.returncode != 0:
-            raise _failure(text, out.decode(errors="replace"), proc.returncode)
+            raise _failure(text, out.decode(errors="replace"), proc.returncode, world, silent=_silent_rank(folder, world))
         results = []
         for n in range(len(tasks)):
             path = os.path.join(folder, f"task-{n}.json")
@@ -209,10 +210,65 @@ def _tail(text: str, k: int = 3) -> str:
     return " | ".join(lines[-k:]) if lines else "mpirun printed nothing"
 
 
-def _failure(err: str, out: str, code: int) -> RunError:
-    """One error for a failed job: the first rank's own words if a rank raised."""
+_SIGNALLED = re.compile(r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)(?: \(([^)]*)\))?")
+_EXITED = re.compile(r"Process name: \[\[\d+,\d+\],(\d+)\]\s+Exit code:\s+(\d+)")
+
+
+def _silent_rank(folder: str, world: Sequence[str]) -> tuple[int, str] | None:
+    """The first rank that started, did not finish and was not ended by mpirun's SIGTERM, and its host.
+
+    Such a rank died of a signal it could not catch (see ``worker._leave_marks``).
+    """
+    for rank in range(len(world)):
+        path = os.path.join(folder, f"rank-{rank}")
+        if not os.path.exists(path + ".started") or os.path.exists(path + ".done"):
+            continue
+        try:
+            ended = os.path.getsize(path + ".sigterm") > 0
+        except OSError:
+            ended = False
+        if not ended:
+            with open(path + ".started", encoding="utf-8") as f:
+                return rank, (f.read().split() or ["?"])[0]
+    return None
+
+
+def _failure(err: str, out: str, code: int, world: Sequence[str] = (), *,
+             silent: tuple[int, str] | None = None) -> RunError:
+    r"""One error for a failed job: the first rank's own words if a rank raised, else which rank died and how.
+
+    Examples
+    --------
+    >>> text = "mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 9 (Killed)."
+    >>> str(_failure(text, "", 137, ["h0", "h1", "h2", "h3"]))
+    'MPI rank 3 (h3) on host vm was killed by signal 9 (Killed) (a rank killed by the system is often out of memory: see dmesg)'
+    >>> str(_failure("Primary job  terminated normally", "", 137, ["a", "b"], silent=(1, "vm")))
+    'MPI rank 1 (b) on host vm died without a word (a signal it could not catch: SIGKILL) (a rank killed by the system is often out of memory: see dmesg)'
+    >>> str(_failure("Process name: [[1234,1],2]\n  Exit code:    5", "", 5, ["a", "b", "c"]))
+    "MPI rank 2 (c) exited with code 5 (its own output is above mpirun's in the job's stderr)"
+    """
     for line in err.splitlines():
         if line.startswith(MARK + " "):
             rank, name, what = line[len(MARK) + 1:].split(" ", 2)
             return RunError(f"MPI rank {rank} ({name.rstrip(':')}) failed: {what}")
+
+    def node(rank: str) -> str:
+        return f" ({world[int(rank)]})" if int(rank) < len(world) else ""
+
+    text = err + "\n" + out
+    killed = _SIGNALLED.search(text)
+    if killed:
+        rank, host, number, name = killed.groups()
+        return RunError(f"MPI rank {rank}{node(rank)} on host {host} was killed by signal {number}"
+                        + (f" ({name})" if name else ""),
+                        fix="a rank killed by the system is often out of memory: see dmesg")
+    if silent is not None:
+        rank, host = silent
+        return RunError(f"MPI rank {rank}{node(str(rank))} on host {host} died without a word (a signal it could not "
+                        "catch: SIGKILL)", fix="a rank killed by the system is often out of memory: see dmesg")
+    exited = _EXITED.search(text)
+    if exited:
+        rank, status = exited.groups()
+        return RunError(f"MPI rank {rank}{node(rank)} exited with code {status}",
+                        fix="its own output is above mpirun's in the job's stderr")
     return RunError(f"mpirun exited with code {code}: {_tail(err or out)}")

@@ -86,8 +86,8 @@ def run_many(platform, items: Sequence, *, repeat: int = 1, timeout: float = 120
         emulation or with more ranks than cores (spinning ranks would take
         the CPU from the working ones), else 0.
     fault : dict, optional
-        Fault injection for tests: ``{"rank": node id, "what": "raise" | "corrupt" | "hang"}``: the
-        rank raises, flips a byte of its first message, or never finishes.
+        Fault injection for tests: ``{"rank": node id, "what": "raise" | "corrupt" | "hang" | "kill"}``:
+        the rank raises, flips a byte of its first message, never finishes, or dies of SIGKILL.
     check : bool
         Raise :class:`RunError` if any item is not verified (else return it with its problems).
 

@@ -1,4 +1,4 @@
-"""The program every MPI rank runs: ``python -m collsched.runtime.worker JOB.json``.
+"""The program every MPI rank runs: ``python -m collsched.runtime JOB.json`` (its ``__main__`` calls :func:`main`).
 
 The job file (written by :mod:`.launch`) lists the world's ranks (node ids)
 and tasks: programs to execute (:mod:`.execute`) and MPI collectives to time
@@ -22,8 +22,11 @@ Examples
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
+import signal
+import socket
 import sys
 import time
 
@@ -76,6 +79,8 @@ def _program_task(comm, task: dict, world: list[str]):
                 raise RuntimeError("injected failure (fault='raise')")
             if fault.get("rank") == me and fault.get("what") == "hang":
                 time.sleep(1e6)
+            if fault.get("rank") == me and fault.get("what") == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
             sub.Barrier()
             t0 = sub.bcast(time.perf_counter(), root=0)
             start, end, received = execute(
@@ -159,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(args[0], encoding="utf-8") as f:
         job = json.load(f)
     world = job["world"]
+    sigterm = _leave_marks(job["out"], comm.rank)
     try:
         if comm.size != len(world):
             raise RuntimeError(f"the job has {comm.size} MPI ranks for {len(world)} nodes")
@@ -173,7 +179,29 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"{MARK} {comm.rank} {name}: {type(exc).__name__}: {text}\n")
         sys.stderr.flush()
         comm.Abort(3)
+    _mark(job["out"], comm.rank, "done")
+    sigterm.close()
     return 0
+
+
+def _mark(folder: str, rank: int, what: str) -> None:
+    with open(os.path.join(folder, f"rank-{rank}.{what}"), "w", encoding="utf-8") as f:
+        f.write(f"{socket.gethostname()} {os.getpid()}\n")
+
+
+def _leave_marks(folder: str, rank: int):
+    """``rank-R.started`` now, ``rank-R.done`` at the end; ``rank-R.sigterm`` gets a traceback if mpirun ends the rank.
+
+    A rank that started, is not done and whose ``sigterm`` file is empty
+    died of a signal it could not catch (SIGKILL: killed by hand, or by the
+    kernel out of memory); :mod:`.launch` names it when mpirun's own words
+    do not. ``faulthandler`` writes from the signal handler itself, even
+    while the rank is blocked inside MPI.
+    """
+    _mark(folder, rank, "started")
+    sigterm = open(os.path.join(folder, f"rank-{rank}.sigterm"), "w", encoding="utf-8")  # noqa: SIM115
+    faulthandler.register(signal.SIGTERM, file=sigterm, all_threads=False, chain=True)
+    return sigterm
 
 
 if __name__ == "__main__":  # pragma: no cover
