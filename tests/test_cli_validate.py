@@ -8,24 +8,7 @@ import json
 
 import pytest
 
-from collsched.cli import main
-
-
-def run(argv, capsys):
-    """Run the CLI in-process; return (exit code, stdout, stderr)."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def write(tmp_path, name, document):
-    path = tmp_path / name
-    path.write_text(json.dumps(document))
-    return str(path)
+from test_cli import run, write
 
 
 def collective(body):

@@ -1,20 +1,10 @@
 """``collsched run`` and ``collsched calibrate``: a schedule file over MPI, measured beside simulated."""
 
 import collsched as cs
-from collsched.cli import main
 from conftest import needs_emulation, needs_mpi
+from test_cli import run as cli
 
 pytestmark = needs_mpi
-
-
-def cli(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def files(tmp_path):
