@@ -49,12 +49,21 @@ def _dask() -> str | None:
     return None
 
 
+def _browser() -> str | None:
+    import shutil
+
+    if any(shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "chrome")):
+        return None
+    return "no headless browser (install the Debian package chromium: apt-get install chromium)"
+
+
 # marker, title, why it cannot run here (None: it can); a test in several groups counts in the first
 GROUPS = [
     ("netns", "network emulation", _netns),
     ("mpi", "MPI runtime", _mpi),
     ("simgrid", "SimGrid cross-check", _simgrid),
     ("dask", "Dask cluster", _dask),
+    ("browser", "report in a browser", _browser),
 ]
 _REASONS: dict[str, str | None] = {}
 

@@ -3,7 +3,8 @@
 #
 #   scripts/system-deps.sh build   the build: a C compiler (the Rust linker's), make, Python's venv
 #   scripts/system-deps.sh test    the build, plus what the test groups run on: Open MPI (the MPI runtime),
-#                                  SimGrid's Python bindings (the Fluid cross-check), iproute2 (emulated networks)
+#                                  SimGrid's Python bindings (the Fluid cross-check), iproute2 (emulated networks),
+#                                  Chromium (the HTML report in a headless browser)
 #
 # Quick and silent when everything is there (dpkg and command -v only; apt-get update runs only when
 # something is missing). Where nothing can be installed (not root, no apt-get, apt failed), it says so in
@@ -26,6 +27,8 @@ if [ "$what" = test ]; then
   have_deb python3-simgrid || need+=(python3-simgrid)
   # ip and tc: the runtime's emulated networks (namespaces, veth pairs, tc htb)
   { command -v ip >/dev/null && command -v tc >/dev/null; } || need+=(iproute2)
+  # a headless browser: the HTML report laid out for real (tests/report/test_report_browser.py, docs/screenshots.py)
+  { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; } || need+=(chromium)
 elif [ "$what" != build ]; then
   echo "usage: scripts/system-deps.sh [build|test]" >&2
   exit 2
