@@ -37,7 +37,7 @@ def host_list(items: List[str], option: str) -> list[str]:
 
 
 @collective_app.command("new")
-def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gather, reduce or alltoall."),
+def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gather, reduce, alltoall or allgather."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the collective (.json)."),
                    participants: List[str] = typer.Option([], "--participants", "--hosts", show_default=False, metavar="HOSTS",
                                                           help="Hosts, in order (repeat, or comma-separated); "

@@ -17,6 +17,7 @@ Fields by type (sizes in bytes, costs in flop):
 * ``alltoall``: ``senders``, ``receivers`` (default: the senders), ``size``:
   one number, or a matrix (a list of rows, one per sender, one entry per receiver; 0: no message);
 * ``alltomany``: ``messages`` as ``[{"src": "h0", "dst": "h1", "size": 10.0}, ...]``;
+* ``allgather``: ``participants`` (block order), ``size`` (bytes of each participant's block);
 * ``series``: ``count`` and ``of``, the collective of one instance.
 
 Sizes accept unit strings (``"1MB"``, ``"64KiB"``) and costs flop strings
@@ -52,7 +53,7 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
-from .collectives import COLLECTIVE_KINDS, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, \
+from .collectives import COLLECTIVE_KINDS, AllGather, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, \
     Series  # noqa: F401 (doctests)
 from .errors import CollschedError, FormatError
 from .fileformat import REQUIRED, Where, atomic_write, check_keys, dump_document, elements, field, load_document, \
@@ -204,6 +205,7 @@ _SPECS: dict[str, dict[str, _Codec]] = {
     "alltoall": {"senders": _HOSTS, "receivers": _RECEIVERS, "size": _SIZES},
     "alltomany": {"messages": _keyed(("src", "dst"), str, "size", "size",
                                      check=lambda key, size: AllToMany({key: size}))},
+    "allgather": {"participants": _HOSTS, "size": _SIZE},
     "series": {"count": _COUNT, "of": _OF},
 }
 _ATTRIBUTES = {"messages": "sizes", "of": "collective"}  # JSON field -> constructor argument, where they differ
@@ -387,7 +389,7 @@ def save_collective(c: Collective, path: str | os.PathLike) -> None:
 # --- making one from a few fields ----------------------------------------------------------
 
 NEW_KINDS = {"scatter": ("source",), "broadcast": ("source",), "gather": ("target",),
-             "reduce": ("target", "task_cost"), "alltoall": ("receivers",)}
+             "reduce": ("target", "task_cost"), "alltoall": ("receivers",), "allgather": ()}
 """The kinds :func:`new_collective` makes, and the options each takes beyond hosts, size and count."""
 
 
@@ -398,15 +400,16 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
     Parameters
     ----------
     kind : str
-        One of :data:`NEW_KINDS`: ``scatter``, ``broadcast``, ``gather``, ``reduce``, ``alltoall``.
+        One of :data:`NEW_KINDS`: ``scatter``, ``broadcast``, ``gather``, ``reduce``, ``alltoall``, ``allgather``.
         (An ``alltomany`` needs its messages one by one: build an
         :class:`~collsched.collectives.AllToMany` and :func:`save_collective` it.)
     hosts : sequence of str
         The participants: the targets of a scatter or broadcast, the sources
         of a gather, the operands of a reduce in operand order, the senders
-        of an all-to-all.
+        of an all-to-all, the participants of an all-gather in block order.
     size : float or str
-        Bytes per message (or per partial result of a reduce); unit strings such as ``"1MB"`` too.
+        Bytes per message (per partial result of a reduce, per block of an
+        all-gather); unit strings such as ``"1MB"`` too.
     source : str, optional
         Scatter, broadcast: the root (default: the first host).
     target : str, optional
@@ -434,6 +437,8 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
     (100, 'h0', 1000000.0, 10000000.0)
     >>> new_collective("scatter", ["h0", "h1", "h2"], size="64KiB", source="h1")
     Scatter(source='h1', targets=('h0', 'h1', 'h2'), size=65536.0)
+    >>> new_collective("allgather", ["h1", "h0"], size="1MB")
+    AllGather(participants=('h1', 'h0'), size=1000000.0)
     >>> new_collective("scatter", ["h0", "h1"], size=8, target="h1")
     Traceback (most recent call last):
     ...
@@ -458,6 +463,8 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
     elif kind == "reduce":
         c = Reduce(participants=hosts, target=hosts[0] if target is None else target, size=size,
                    task_cost=0.0 if task_cost is None else parse(task_cost, "flops", where="task_cost"))
+    elif kind == "allgather":
+        c = AllGather(participants=hosts, size=size)
     else:
         c = AllToAll(senders=hosts, receivers=None if receivers is None else list(receivers), size=size)
     return c if count is None else Series(c, count=count)
