@@ -113,7 +113,7 @@ def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = T
         The problem family (the package under :mod:`collsched.algorithms`).
     kinds : tuple of str
         Collective kinds it applies to (``Collective.kind``: ``"reduce"``,
-        ``"broadcast"``, ``"scatter"``, ``"gather"``, ``"alltoall"``, ``"alltomany"``).
+        ``"broadcast"``, ``"scatter"``, ``"gather"``, ``"alltoall"``, ``"alltomany"``, ``"allgather"``).
     series : bool
         Whether it also schedules a :class:`~collsched.collectives.Series` of those kinds.
     summary : str
