@@ -88,6 +88,10 @@ def _capacity(platform, node: str, model: Model, out: bool) -> float:
     return max(bws) if one_port else sum(bws)
 
 
+def _one_port(model: Model) -> bool:
+    return isinstance(model, OnePort) or getattr(model, "one_port", False)
+
+
 def _spread_time(platform, node: str, demands: dict[str, float], out: bool) -> float:
     """Least time to move ``demands`` (bytes per other host) out of ``node`` (or into it), links as capacities.
 
@@ -144,6 +148,12 @@ def _flows_of(collective) -> tuple[list[tuple[str, str, float]], dict[str, float
         into[collective.target] = collective.total_bytes
         for s, _, m in paths:
             out[s] += m
+    elif kind == "allgather":
+        # every block must reach every other participant; each participant receives (N-1)·size, sends its block
+        paths = [(a, b, collective.size) for a, b in collective.pairs()]
+        for h in collective.participants:
+            out[h] = collective.size
+            into[h] = collective.received_bytes
     elif kind == "reduce":
         size = min([collective.size, *collective.partial_sizes.values()])
         paths = [(p, collective.target, size) for p in collective.participants if p != collective.target]
@@ -168,8 +178,12 @@ def _port_load(platform, model, out: dict, into: dict) -> tuple[float, str]:
 
 def _spreads(platform, collective, model: Model) -> list[tuple[float, str]]:
     """Where one node sends to (or receives from) many at once over shared links (Fluid, Circuit): the cut bound."""
-    if isinstance(model, OnePort) or collective.kind not in ("scatter", "gather") or model.one_port:
+    if isinstance(model, OnePort) or collective.kind not in ("scatter", "gather", "allgather") or model.one_port:
         return []
+    if collective.kind == "allgather":  # each participant takes in every other block, over any cut around it
+        return [max(((_spread_time(platform, h, {x: collective.size for x in collective.participants}, False),
+                      f"bytes {h} must receive across the platform's cuts") for h in collective.participants),
+                    key=lambda t: t[0])]
     if collective.kind == "scatter":
         node, out, others = collective.source, True, collective.targets
     else:
@@ -188,7 +202,12 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
     least, widest = _graph_metrics(platform, {s for s, _, _ in paths} | set(getattr(collective, "hosts", ())))
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
+    split = collective.kind == "allgather" and not _one_port(model)
     for s, d, m in paths:
+        if split:  # a block may be cut into pieces on disjoint paths: its rate is at most what s sends, d takes in
+            rate = min(_capacity(platform, s, model, True), _capacity(platform, d, model, False))
+            terms.append((least[s].get(d, np.inf) + m / rate, f"the block {s}->{d} alone, over every link of both"))
+            continue
         terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0),
                       f"the message {s}->{d} alone on its fastest path"))
     if _tasks(collective):
@@ -253,7 +272,17 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     schedules that relay), the bytes a node must send or receive over its
     links (one at a time under one-port models), the last combination of a
     reduction and, for exchanges, :func:`exchange_bound` (for schedules
-    that send every message directly). For a
+    that send every message directly). For an
+    :class:`~collsched.collectives.AllGather`: every participant receives
+    ``(N - 1) · size`` bytes — over its fastest single incoming route under
+    ``OnePort`` (one receive at a time; its fastest in-link under
+    ``cost="edges"``), over all its in-links under ``Fluid`` and
+    ``Circuit``, where the bound is the max-flow one (largest over sets
+    ``S`` around the participant of the bytes of the blocks outside ``S``
+    over the capacity into ``S``); and each block needs the least latency
+    to each other participant plus its bytes over the widest path
+    (one-port) or over what its sender can send and its receiver take in
+    (multi-port: a block may be split over disjoint paths). For a
     :class:`~collsched.collectives.Series`, an upper bound on the
     throughput: the steady-state LP optimum under ``OnePort(cost="edges")``
     (the model the LP describes); otherwise the per-operation port load or
@@ -284,6 +313,9 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     >>> b = collective_bound(p, c, model=cs.models.OnePort(cost="edges"))
     >>> b.value, b.metric
     (0.3333333333333333, 'throughput')
+    >>> ag = cs.AllGather(participants=p.hosts, size=1e6)
+    >>> [round(collective_bound(p, ag, model=m).value, 6) for m in (cs.models.OnePort(), cs.models.Fluid())]
+    [3.0, 3.0]
     >>> from collsched.simulation.plogp import PLogPParams
     >>> collective_bound(p, c, model=cs.models.PLogP(PLogPParams(L=1e-3, g=1e-6))) is None
     True
