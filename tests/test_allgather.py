@@ -273,3 +273,12 @@ def test_compare_ranks_the_baselines_and_none_beats_the_bound():
             assert x.achieved >= float(cmp.bound.value) * (1 - TOL) and x.gap >= -TOL
     # 15 blocks of 64 MB through one 125 GB/s NVSwitch port: 7.68 ms
     assert float(cmp.bound.value) == pytest.approx(15 * 64e6 / 125e9, rel=1e-3)
+
+
+@pytest.mark.mpi
+def test_the_baselines_run_verified_over_mpi():
+    """Real buffers, real messages: every rank ends with every block, checked byte for byte."""
+    p = cs.topologies.star(3)
+    c = cs.AllGather(participants=["h2", "h0", "h1"], size=1e4)
+    for algorithm, options in (("ring", {"channels": 2}), ("direct", {}), ("recursive_doubling", {})):
+        assert cs.run(p, cs.plan(p, c, algorithm=algorithm, **options)).verified, algorithm
