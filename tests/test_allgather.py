@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import collsched as cs
 from collsched.bounds import collective_bound
+from collsched.compare import compare
 from collsched.collective_io import collective_from_json, collective_to_json, new_collective
 from collsched.schedules import StepSchedule
 from collsched.schedules.steps import SYNC_MODES
@@ -266,7 +267,7 @@ def test_compare_ranks_the_baselines_and_none_beats_the_bound():
     g = cs.topologies.dgx2(1)
     c = cs.AllGather(participants=g.hosts, size=64e6)
     for model in MODELS:
-        cmp = cs.compare.compare(g, c, model=model)
+        cmp = compare(g, c, model=model)
         assert {x.algorithm for x in cmp.candidates} == set(ALGORITHMS)
         for x in cmp.candidates:
             assert x.valid, x.error
@@ -282,3 +283,18 @@ def test_the_baselines_run_verified_over_mpi():
     c = cs.AllGather(participants=["h2", "h0", "h1"], size=1e4)
     for algorithm, options in (("ring", {"channels": 2}), ("direct", {}), ("recursive_doubling", {})):
         assert cs.run(p, cs.plan(p, c, algorithm=algorithm, **options)).verified, algorithm
+
+
+def test_a_series_is_compared_at_its_steady_state_rate():
+    """A schedule planned for 4 instances lowers for the longer series steady_rate simulates (tiled): 1 / (3·size/B)."""
+    p = cs.topologies.star(4, bandwidth=B, latency=0)
+    c = cs.Series(cs.AllGather(participants=p.hosts, size=SIZE), count=4)
+    cmp = compare(p, c, model=cs.models.OnePort())
+    assert float(cmp.bound.value) == pytest.approx(B / (3 * SIZE), rel=1e-12)
+    for x in cmp.candidates:
+        assert x.valid, x.error
+        assert float(x.steady.rate) == pytest.approx(B / (3 * SIZE), rel=1e-9), x.algorithm
+        assert x.steady_gap >= -TOL and x.gap >= -TOL
+    longer = cs.Series(c.base, count=9)
+    for name in ALGORITHMS:
+        cs.validate(p, longer, cs.plan(p, c, algorithm=name).lower(p, longer))

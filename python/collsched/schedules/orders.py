@@ -28,7 +28,7 @@ from typing import Mapping
 from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
-from .steps import Transfer, transfer_pieces
+from .steps import Transfer, tiled, transfer_pieces
 
 __all__ = ["OrderSchedule"]
 
@@ -123,7 +123,9 @@ class OrderSchedule(Schedule):
         -------
         Program
             Each send waits for the sender's previous send only; receives wait
-            for nothing but their message.
+            for nothing but their message. For a series of more (or fewer)
+            instances than the orders name, each order is repeated with
+            shifted instances (:func:`~collsched.schedules.steps.tiled`).
 
         Raises
         ------
@@ -142,9 +144,10 @@ class OrderSchedule(Schedule):
         """
         collective = self.answering(collective)
         b = ProgramBuilder(platform.hosts, name=self.algorithm)
+        named = 1 + max((t.inst for sender in self.orders for t in self.transfers(sender)), default=0)
         for sender in self.orders:
             last: list[int] = []
-            for t in self.transfers(sender):
+            for t in (t for g in tiled([self.transfers(sender)], collective.count, named) for t in g):
                 pieces, size = transfer_pieces(t, platform, collective, 1)
                 send, _ = b.send(sender, t.dst, pieces, size, after=last, recv_after=())
                 last = [send]

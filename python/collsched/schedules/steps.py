@@ -41,7 +41,7 @@ from .base import Schedule
 from .program import Program, ProgramBuilder
 from .values import Piece, Value
 
-__all__ = ["Transfer", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier"]
+__all__ = ["Transfer", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier", "tiled"]
 
 SYNC_MODES = ("barrier", "ready", "post_all")
 
@@ -96,6 +96,57 @@ class Transfer:
             object.__setattr__(self, "part", (int(start), int(end)))
         if self.values is not None:
             object.__setattr__(self, "values", tuple(Value(*v) for v in self.values))
+
+
+def tiled(groups: Sequence[Sequence[Transfer]], count: int, named: int | None = None) -> list[list[Transfer]]:
+    """The groups of transfers (steps, or one sender's order) for a series of ``count`` instances.
+
+    A schedule names the instances it was planned for, ``0 .. q - 1``
+    (``q`` = one more than the largest instance named). Lowered for a
+    series of ``count`` instances, it is repeated with every instance (of
+    the transfers and of the values they name) shifted by ``q``, ``2q``, ...,
+    and transfers of instances ``>= count`` are dropped: instances are
+    independent, so each copy does for its instances what the schedule
+    does for the first ``q``. With ``count == q``, the groups unchanged.
+
+    Parameters
+    ----------
+    groups : sequence of sequences of Transfer
+        Steps, or a sender's transfers in order (one group).
+    count : int
+        Instances of the collective it is lowered for.
+    named : int, optional
+        ``q``, when the groups are part of a schedule (one sender's order);
+        by default found in ``groups``.
+
+    Returns
+    -------
+    list of lists of Transfer
+        The copies one after another; empty groups are dropped.
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import block
+    >>> steps = [[Transfer("h0", "h1", values=[block(0, 0, -1)])], [Transfer("h1", "h2", values=[block(0, 0, -1)])]]
+    >>> [[(t.src, t.dst, t.inst, t.values) for t in g] for g in tiled(steps, 2)]  # doctest: +NORMALIZE_WHITESPACE
+    [[('h0', 'h1', 0, (m[0→*]@0,))], [('h1', 'h2', 0, (m[0→*]@0,))],
+     [('h0', 'h1', 1, (m[0→*]@1,))], [('h1', 'h2', 1, (m[0→*]@1,))]]
+    >>> tiled([[Transfer("h0", "h1", inst=0), Transfer("h0", "h1", inst=1)]], 1)
+    [[Transfer(src='h0', dst='h1', inst=0, part=None, values=None)]]
+    """
+    q = 1 + max((t.inst for g in groups for t in g), default=0) if named is None else named
+    if count == q:
+        return [list(g) for g in groups if g]
+    out = []
+    for off in range(0, count, q):
+        for g in groups:
+            copy = [t if off == 0 else
+                    Transfer(t.src, t.dst, t.inst + off, t.part,
+                             None if t.values is None else tuple(v._replace(inst=v.inst + off) for v in t.values))
+                    for t in g if t.inst + off < count]
+            if copy:
+                out.append(copy)
+    return out
 
 
 def transfer_pieces(t: Transfer, platform, collective, denominator: int) -> tuple[list[Piece], float]:
@@ -303,7 +354,9 @@ class StepSchedule(Schedule):
         -------
         Program
             Every mode has the same data messages; ``barrier`` and ``ready``
-            add empty signal messages.
+            add empty signal messages. For a series of more (or fewer)
+            instances than the steps name, the steps are repeated with
+            shifted instances (:func:`tiled`).
 
         Raises
         ------
@@ -334,7 +387,7 @@ class StepSchedule(Schedule):
         b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
         done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
         last_send: dict[str, list[int]] = {r: [] for r in ranks}
-        for k, step in enumerate(self.steps):
+        for k, step in enumerate(tiled(self.steps, collective.count)):
             if sync == "barrier" and k > 0:
                 done = add_barrier(b, ranks, done)
             now: dict[str, list[int]] = {r: [] for r in ranks}
