@@ -277,12 +277,18 @@ def test_compare_ranks_the_baselines_and_none_beats_the_bound():
 
 
 @pytest.mark.mpi
-def test_the_baselines_run_verified_over_mpi():
-    """Real buffers, real messages: every rank ends with every block, checked byte for byte."""
+def test_the_baselines_and_mpi_allgather_run_verified_over_mpi():
+    """Real buffers, real messages, one MPI job: every rank ends with every block, checked byte for byte;
+    MPI_Allgather on the same data (its result in participant order)."""
+    from collsched.runtime import MPICollective, run_many
+
     p = cs.topologies.star(3)
     c = cs.AllGather(participants=["h2", "h0", "h1"], size=1e4)
-    for algorithm, options in (("ring", {"channels": 2}), ("direct", {}), ("recursive_doubling", {})):
-        assert cs.run(p, cs.plan(p, c, algorithm=algorithm, **options)).verified, algorithm
+    schedules = [(cs.plan(p, c, algorithm=a, **o), c)
+                 for a, o in (("ring", {"channels": 2}), ("direct", {}), ("recursive_doubling", {}))]
+    results = run_many(p, schedules + [MPICollective(cs.Series(c, count=2))], repeat=2)
+    assert all(r.verified and not r.problems for r in results)
+    assert results[-1].what == "MPI_Allgather" and results[-1].makespan > 0
 
 
 def test_a_series_is_compared_at_its_steady_state_rate():

@@ -33,14 +33,14 @@ import time
 
 import numpy as np
 
-from ..collectives import AllToAll, Broadcast, Gather, Reduce, Scatter, Series
+from ..collectives import AllGather, AllToAll, Broadcast, Gather, Reduce, Scatter, Series
 from ..errors import CollschedError
 from . import payload
 
 __all__ = ["baseline_task", "run_baseline_rank", "BASELINE_CALLS"]
 
 BASELINE_CALLS = {"reduce": "MPI_Reduce", "broadcast": "MPI_Bcast", "scatter": "MPI_Scatter",
-                  "gather": "MPI_Gather", "alltoall": "MPI_Alltoallv"}
+                  "gather": "MPI_Gather", "alltoall": "MPI_Alltoallv", "allgather": "MPI_Allgather"}
 """The MPI call that implements each collective kind."""
 
 
@@ -52,7 +52,7 @@ def baseline_task(platform, collective, *, repeat: int = 1) -> dict:
     platform : Platform
         Gives the host order of the communicator (except for a reduce: operand order).
     collective : Collective
-        Reduce, Broadcast, Scatter, Gather or AllToAll (or a Series of one).
+        Reduce, Broadcast, Scatter, Gather, AllToAll or AllGather (or a Series of one).
     repeat : int
         Repetitions to time.
 
@@ -98,6 +98,11 @@ def baseline_task(platform, collective, *, repeat: int = 1) -> dict:
         sizes = [[collective.size if (j == root and s in collective.sources) else 0.0 for j in range(len(ranks))]
                  for s in ranks]
         op = "gather"
+    elif isinstance(collective, AllGather):
+        ranks = list(collective.participants)  # MPI_Allgather's result is in rank order: participant order
+        root = 0
+        sizes = [[0.0 if i == j else collective.size for j in range(len(ranks))] for i in range(len(ranks))]
+        op = "allgather"
     elif isinstance(collective, AllToAll):
         ranks = order
         root = 0
@@ -107,7 +112,7 @@ def baseline_task(platform, collective, *, repeat: int = 1) -> dict:
         op = "alltoall"
     else:
         raise CollschedError(f"MPI has no collective call for a {collective.kind}",
-                             fix="compare with reduce, broadcast, scatter, gather or alltoall")
+                             fix="compare with reduce, broadcast, scatter, gather, alltoall or allgather")
     return {"kind": "baseline", "op": op, "ranks": ranks, "root": root, "sizes": sizes, "count": count,
             "repeat": int(repeat), **extra}
 
@@ -208,6 +213,9 @@ def _buffers(task, op, r, root, sizes, inst):
     if op == "gather":
         m = int(sizes[:, root].max())
         return _block(m, inst, r, root), (np.empty(m * n, dtype=np.uint8) if r == root else None), m
+    if op == "allgather":
+        m = int(sizes.max())
+        return _block(m, inst, r, -1), np.empty(m * n, dtype=np.uint8), m
     counts_out, counts_in = sizes[r], sizes[:, r]
     send = np.concatenate([_block(int(c), inst, r, j) for j, c in enumerate(counts_out)])
     return send, np.empty(int(counts_in.sum()), dtype=np.uint8), (counts_out, counts_in)
@@ -230,6 +238,8 @@ def _expected(task, op, r, root, sizes, inst, extra):
         return _block(extra, inst, root, r)
     if op == "gather":
         return None if r != root else np.concatenate([_block(extra, inst, j, root) for j in range(n)])
+    if op == "allgather":
+        return np.concatenate([_block(extra, inst, j, -1) for j in range(n)])
     return np.concatenate([_block(int(c), inst, j, r) for j, c in enumerate(sizes[:, r])])
 
 
@@ -244,6 +254,8 @@ def _call(comm, op, root, send, recv, extra, matrix, mpi_op):
         comm.Scatter(None if send is None else [send, extra, MPI.BYTE], [recv, MPI.BYTE], root=root)
     elif op == "gather":
         comm.Gather([send, MPI.BYTE], None if recv is None else [recv, extra, MPI.BYTE], root=root)
+    elif op == "allgather":
+        comm.Allgather([send, MPI.BYTE], [recv, MPI.BYTE])
     else:
         out, inn = extra
         comm.Alltoallv([send, (out, np.concatenate([[0], np.cumsum(out)[:-1]])), MPI.BYTE],
