@@ -65,11 +65,15 @@ def wait_for(condition, timeout=60.0):
         time.sleep(0.05)
 
 
-def test_ctrl_c_in_compare_is_one_line_and_exit_130(tmp_path):
+@pytest.mark.parametrize("command, then", [("compare", "compare fewer with -a NAME"),
+                                           ("plan", "plan one with -a NAME")])
+def test_ctrl_c_in_compare_is_one_line_and_exit_130(tmp_path, command, then):
+    """``compare``, and ``plan`` without an algorithm (which compares them all)."""
     p = cs.topologies.hypercube(7)
     cs.save_platform(p, tmp_path / "hc.json")
     cs.save_collective(cs.AllToAll(senders=p.hosts, size=1e6), tmp_path / "a2a.json")
-    proc = start(tmp_path, "compare", "hc.json", "a2a.json")
+    argv = ["compare", "hc.json", "a2a.json"] if command == "compare" else ["plan", "hc.json", "a2a.json", "-o", "s.json"]
+    proc = start(tmp_path, *argv)
     try:
         assert proc.stderr.readline() == "comparing\n"
         time.sleep(0.3)
@@ -80,7 +84,8 @@ def test_ctrl_c_in_compare_is_one_line_and_exit_130(tmp_path):
     assert proc.returncode == 130, err
     assert out == ""  # no blank line, no half table
     assert re.fullmatch(r"collsched: interrupted; \d+ of \d+ algorithms done, nothing kept: run it again, "
-                        r"or compare fewer with -a NAME\n", err), err
+                        rf"or {then}\n", err), err
+    assert not (tmp_path / "s.json").exists()
 
 
 @pytest.mark.parametrize("workers, group", [(1, False), (2, False), (2, True)])
@@ -113,39 +118,29 @@ def test_ctrl_c_in_study_keeps_finished_cells_and_resumes(tmp_path, workers, gro
     assert (tmp_path / "out" / "slow-test" / "squares.csv").read_text().splitlines()[-1] == "23,529"
 
 
-def fake_compare(protocol, stop_after):
-    """A compare that reports progress in one of the two protocols and is interrupted after ``stop_after``."""
+def fake_compare(stop_after):
+    """A compare that reports ``progress(done, total, name)`` after each algorithm and is interrupted after ``stop_after``."""
     names = ["a", "b", "c", "d", "e"]
 
-    def new(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
+    def compare(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
         progress(0, len(names), "")
         for i, name in enumerate(names):
             if i == stop_after:
                 raise KeyboardInterrupt
             progress(i + 1, len(names), name)
 
-    def old(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
-        for i, name in enumerate(names):
-            progress(name)
-            if i == stop_after:
-                raise KeyboardInterrupt
-
-    def none(platform, collective, *, algorithms=None, model=None, seed=0):
-        raise KeyboardInterrupt
-
-    return {"new": new, "old": old, "none": none}[protocol]
+    return compare
 
 
-@pytest.mark.parametrize("protocol, said", [("new", "2 of 5"), ("old", "2 of 5"), ("none", "0 of 5")])
-def test_compare_progress_either_protocol(monkeypatch, protocol, said):
-    """``compare(progress=...)`` as ``progress(name)`` before each, ``progress(done, total, name)`` after each, or
-    absent: the interrupted line counts what finished either way."""
+@pytest.mark.parametrize("stop_after", [0, 2, 4])
+def test_an_interrupted_compare_counts_what_finished(monkeypatch, stop_after):
+    """Ctrl-C during ``compare``: one line counting the algorithms that finished."""
     import collsched.compare
     from collsched.cli import compare_with_progress
     from collsched.cli_common import Interrupted
 
-    monkeypatch.setattr(collsched.compare, "compare", fake_compare(protocol, stop_after=2))
+    monkeypatch.setattr(collsched.compare, "compare", fake_compare(stop_after))
     p = cs.topologies.star(3)
-    with pytest.raises(Interrupted, match=f"^interrupted; {said} algorithms done, nothing kept"):
+    with pytest.raises(Interrupted, match=f"^interrupted; {stop_after} of 5 algorithms done, nothing kept"):
         compare_with_progress(p, cs.Broadcast(source="h0", targets=p.hosts, size=1),
                               algorithms=["a", "b", "c", "d", "e"], show=False)

@@ -123,7 +123,7 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
                  seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
     """Plan a schedule (the named algorithm's, or the best of all), validate it, and write it."""
     from .collective_io import load_collective
-    from .planner import plan
+    from .planner import best_of, plan
     from .platform.io import load_platform
     from .schedules.io import save_schedule
     from .schedules.validate import validate
@@ -141,10 +141,15 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
         fn = registry.get(algorithm).function
         accepted = [n for n, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and n != "seed"]
         options = parse_options(param, accepted, f"algorithm {algorithm!r}")
-    try:
-        schedule = plan(p, c, algorithm, seed=seed, model=_model(model), **options)
-    except (TypeError, ValueError) as exc:
-        raise CollschedError(f"algorithm {algorithm!r}: {exc}") from None
+    if algorithm is None:  # the best of all, with the progress of each algorithm
+        c.validate(p)
+        schedule = best_of(compare_with_progress(p, c, then="nothing kept: run it again, or plan one with -a NAME",
+                                                 model=_model(model), seed=seed, steady=False))
+    else:
+        try:
+            schedule = plan(p, c, algorithm, seed=seed, **options)
+        except (TypeError, ValueError) as exc:
+            raise CollschedError(f"algorithm {algorithm!r}: {exc}") from None
     validate(p, c, schedule)
     save_schedule(schedule, output)
     console.print(f"wrote {output}: {schedule.algorithm} ({schedule.shape}), validated")
@@ -210,10 +215,6 @@ def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or c
                           show: bool | None = None, **kwargs):
     """:func:`collsched.compare.compare` with a progress bar; Ctrl-C becomes one :class:`Interrupted` line.
 
-    ``compare`` reports progress either as ``progress(algorithm)`` before each
-    algorithm or as ``progress(done, total, algorithm)`` after each (``done=0``
-    first); both are understood, and none if ``compare`` takes no ``progress``.
-
     Examples
     --------
     >>> import collsched as cs
@@ -227,19 +228,11 @@ def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or c
     total = len(kwargs.get("algorithms") or registry.applicable(c))
     with Steps("algorithms", then, show=show) as steps:
         steps.update(0, total, "planning")
-        started = []
 
-        def progress(*args):
-            if len(args) == 3:  # progress(done, total, algorithm), after each
-                done, n, name = args
-                steps.update(done, n, f"{name} done" if done else "planning")
-            else:  # progress(algorithm), before each
-                started.extend(args)
-                steps.update(len(started) - 1, total, f"planning, validating, simulating {args[0]}")
+        def progress(done, n, name):  # after each algorithm (done=0 first)
+            steps.update(done, n, f"{name} done" if done else "planning")
 
-        if "progress" in inspect.signature(compare).parameters:
-            kwargs["progress"] = progress
-        comparison = compare(p, c, **kwargs)
+        comparison = compare(p, c, progress=progress, **kwargs)
         steps.update(total, total)
         return comparison
 

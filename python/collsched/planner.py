@@ -25,7 +25,7 @@ import inspect
 from .algorithms import registry
 from .schedules import Schedule
 
-__all__ = ["plan", "MPI_ALGORITHM"]
+__all__ = ["plan", "best_of", "MPI_ALGORITHM"]
 
 #: What an MPI library would run for each kind of collective (the baseline every comparison shows).
 MPI_ALGORITHM = {"reduce": "binomial", "broadcast": "binomial", "scatter": "binomial", "gather": "binomial",
@@ -94,10 +94,7 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, m
             raise ValueError(f"options {sorted(options)} need an algorithm (plan(..., algorithm=NAME, ...))")
         from .compare import compare
 
-        comparison = compare(platform, collective, model=model, seed=seed, steady=False)
-        best = comparison.best
-        params = dict(best.schedule.params, model=repr(comparison.model), gap=best.gap, achieved=best.achieved)
-        return dataclasses.replace(best.schedule, bound=comparison.bound or best.schedule.bound, params=params)
+        return best_of(compare(platform, collective, model=model, seed=seed, steady=False))
     if model is not None:
         raise ValueError("model= chooses among algorithms: give it without algorithm=")
     algo = registry.get(algorithm)
@@ -111,3 +108,37 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, m
             raise ValueError(f"algorithm {algorithm!r} has no option {key!r} (options: {', '.join(accepted)})")
     schedule = algo.function(platform, collective, seed=seed, **options)
     return dataclasses.replace(schedule, collective=collective)
+
+
+def best_of(comparison) -> Schedule:
+    """The best schedule of a comparison, carrying the comparison's bound and, in ``params``, its model and gap.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`collsched.compare.compare`.
+
+    Returns
+    -------
+    Schedule
+        The best valid candidate's schedule: ``bound`` the comparison's
+        (valid under its model), ``params["model"]``, ``params["gap"]`` and
+        ``params["achieved"]`` added.
+
+    Raises
+    ------
+    CollschedError
+        If every candidate failed.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.compare import compare
+    >>> p = cs.topologies.star(3)
+    >>> s = best_of(compare(p, cs.Broadcast(source="h0", targets=p.hosts, size=1e6)))
+    >>> s.algorithm, s.params["model"]
+    ('binomial', "Fluid(one_port=False, ties='fixed')")
+    """
+    best = comparison.best
+    params = dict(best.schedule.params, model=repr(comparison.model), gap=best.gap, achieved=best.achieved)
+    return dataclasses.replace(best.schedule, bound=comparison.bound or best.schedule.bound, params=params)
