@@ -102,9 +102,9 @@ def _planned_for(schedule: Path, platform: Path, collective: Path):
     except CollschedError as exc:
         if exc.where is not None:
             raise
-        again = shlex.join(["collsched", "plan", str(platform), str(collective), "-o", str(schedule)])
         unknown = re.fullmatch(r"('[^']*') is not a rank of this program", exc.what)
         if unknown:
+            again = shlex.join(["collsched", "plan", str(platform), str(collective), "-o", str(schedule)])
             raise type(exc)(f"the schedule names node {unknown.group(1)}, which {str(platform)!r} does not have: "
                             "it was planned for another platform", where=str(schedule),
                             fix=f"plan it for this one: {again}") from None

@@ -321,7 +321,7 @@ class Comparison:
             if series:
                 s = c.steady
                 row += [_fmt(None if s is None else float(s.rate)), _pct(c.steady_gap),
-                        _fmt(None if s is None else _startup(s))]
+                        _fmt(None if s is None else s.startup)]
             own = None if c.schedule is None else own_model(c.schedule)
             bound = None if c.schedule is None else c.schedule.bound
             row += [c.status_text, "–" if bound is None else _fmt(float(bound.value)),
@@ -383,11 +383,6 @@ def _fmt(x) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     return f"{float(x):.4g}"
-
-
-def _startup(s: SteadyRate) -> float:
-    """Start-up plus clean-up, rounding noise of the makespans (below 1e-9 of the longer one) as 0."""
-    return 0.0 if abs(s.startup) <= 1e-9 * s.makespans[1] else s.startup
 
 
 def _ms(seconds: float) -> str:

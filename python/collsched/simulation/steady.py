@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -76,8 +77,14 @@ class SteadyRate:
 
     @property
     def startup(self) -> float:
-        """Seconds the ``K2`` operations take beyond ``K2 / rate`` (start-up plus clean-up)."""
-        return self.makespans[1] - float(self.counts[1] / self.rate) if self.rate else float("inf")
+        """Seconds the ``K2`` operations take beyond ``K2 / rate`` (start-up plus clean-up).
+
+        Rounding noise of the float makespans (below 1e-9 of the longer one) reads as 0.
+        """
+        if not self.rate:
+            return float("inf")
+        extra = self.makespans[1] - float(self.counts[1] / self.rate)
+        return 0.0 if abs(extra) <= 1e-9 * self.makespans[1] else extra
 
 
 def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int, int] | None = None,
@@ -141,21 +148,18 @@ def steady_rate(platform, schedule, collective=None, *, model, counts: tuple[int
                                 engine=engine).makespan
         return spans[k]
 
-    def window(k1: int, k2: int, settled: bool) -> SteadyRate:
+    def window(k1: int, k2: int) -> SteadyRate:
         d = Fraction(span(k2)) - Fraction(span(k1))
         rate = Fraction(k2 - k1) / d if d > 0 else Fraction(0)
-        return SteadyRate((k1, k2), (span(k1), span(k2)), rate,
-                          k2 / span(k2) if span(k2) > 0 else float("inf"), settled)
+        return SteadyRate((k1, k2), (span(k1), span(k2)), rate, k2 / span(k2) if span(k2) > 0 else float("inf"))
 
     if counts is not None:
-        return window(*counts, False)
+        return window(*counts)
     q = getattr(schedule, "ops_per_period", 1)
-    k1, k2 = STEADY_PERIODS[0] * q, STEADY_PERIODS[1] * q
-    before = window(k1, k2, False)
-    while k2 < MAX_PERIODS * q:
-        k1, k2 = k2, 2 * k2
-        now = window(k1, k2, False)
+    before = window(STEADY_PERIODS[0] * q, STEADY_PERIODS[1] * q)
+    while before.counts[1] < MAX_PERIODS * q:
+        now = window(before.counts[1], 2 * before.counts[1])
         if abs(now.rate - before.rate) <= SETTLED * abs(now.rate):
-            return SteadyRate(before.counts, before.makespans, before.rate, before.series_rate, True)
+            return dataclasses.replace(before, settled=True)
         before = now
     return before

@@ -370,7 +370,6 @@ def _highs(lp: LinearProgram, time_limit: float):
             cols[j].append((i, f))
     np.cumsum([len(c) for c in cols], out=start[1:])
     h = new_highs()  # silent: no banner on stdout (collsched._highs)
-    h.setOptionValue("output_flag", False)
     h.setOptionValue("time_limit", float(time_limit))
     if n > 2000:  # interior point + crossover (an optimal basis) is much faster than simplex on the big LPs
         h.setOptionValue("solver", "ipm")

@@ -271,36 +271,34 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     # the pattern repeats as soon as its busiest resource is done (the lowering chains each resource's work), so
     # that is the period: T itself when the routes or trees use the LP's whole optimum (some resource is then
     # saturated), shorter when they carry less (§4.6's rounded counts; a multicast packed below the LP)
-    period = busiest_load(slots, net.speed) / scale
-    thr = Fraction(q) / (period * scale)
+    length = busiest_load(slots, net.speed)
+    thr = Fraction(q) / length
     # §3.4: the initialisation fills every relay, the clean-up drains what is still on its way
-    pattern = PeriodicSchedule(period=period * scale, ops_per_period=q, slots=slots, denominator=den)
+    pattern = PeriodicSchedule(period=length, ops_per_period=q, slots=slots, denominator=den)
     t0 = time.perf_counter()
     init, cleanup = build_phases(slots, q, pattern.lag(), net.cost, net.speed,
                                  sequential=params["phases"] == "sequential")
     params["timings"]["phases"] = time.perf_counter() - t0
+    fixed = None if exact else _fixed_note(tp, T, length, q, thr, routes, period * scale)
     return PeriodicSchedule(
-        throughput=thr, period=period * scale, ops_per_period=q, activities=acts, slots=slots, denominator=den,
+        throughput=thr, period=length, ops_per_period=q, activities=acts, slots=slots, denominator=den,
         init=init, cleanup=cleanup, trees=trees,
         algorithm="steady_state", params=params,
         bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
         status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
-        message=_message(sol, size, extra + _fixed_note(exact, tp, T, period * scale, q, thr, routes,
-                                                        params.get("fixed_period"))))
+        message=_message(sol, size, extra + (fixed or "")))
 
 
-def _fixed_note(exact: bool, tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction,
-                routes: int, fixed: str | None) -> str:
+def _fixed_note(tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction, routes: int,
+                fixed: Fraction) -> str:
     """What the message says when the exact period was too long and a fixed one replaced it (section 4.6)."""
-    if exact:
-        return ""
     ops = tp * T
     digits = len(str(ops.numerator // ops.denominator))
     need = f"{ops}" if ops.denominator == 1 and ops < 10**6 else f"a {digits}-digit number of"
     return (f"; the exact period needs {need} operations (more than max_ops), so a fixed period is used "
             f"(section 4.6): {q} operations every {float(period):.6g} s, throughput {float(thr / tp):.4%} of the "
             f"exact LP optimum, which stays the bound (Proposition 3: rounding loses at most {routes} routes or "
-            f"trees / the fixed period {float(Fraction(fixed)):.6g} s of the rate they give)")
+            f"trees / the fixed period {float(fixed):.6g} s of the rate they give)")
 
 
 def _params(solution, size, elapsed: float, phases: str) -> dict:

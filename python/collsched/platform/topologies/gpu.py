@@ -61,6 +61,8 @@ Examples
 
 from __future__ import annotations
 
+import networkx as nx
+
 from ..model import Platform
 from ..routing import RouteTable, ShortestPath
 from ._common import MAX_HOSTS, Builder, Options, Spec, Value
@@ -90,32 +92,27 @@ MI250_XGMI = {(0, 1): 4, (0, 4): 2, (0, 8): 1, (1, 5): 1, (1, 9): 1, (1, 10): 1,
 def _mesh_paths(links: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int], tuple[int, ...]]:
     """Fewest-hop paths over a mesh of ``n`` GPUs, for every pair ``(i, j)``, ``i < j``.
 
-    Breadth-first from ``i``, each GPU's neighbours in increasing order; a
-    GPU keeps the predecessor that reached it first, so ties between
+    Breadth-first from ``i`` (networkx), each GPU's neighbours in increasing
+    order; a GPU keeps the predecessor that reached it first, so ties between
     shortest paths go to the earlier-reached (mostly lower-numbered) GPUs.
     """
-    adjacent: list[list[int]] = [[] for _ in range(n)]
-    for i, j in sorted(links):
-        adjacent[i].append(j)
-        adjacent[j].append(i)
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(sorted(links))  # sorted pairs: every node's neighbours in increasing order
     paths = {}
     for i in range(n):
-        parent = {i: i}
-        frontier = [i]
-        while frontier:
-            reached = []
-            for u in frontier:
-                for v in sorted(adjacent[u]):
-                    if v not in parent:
-                        parent[v] = u
-                        reached.append(v)
-            frontier = reached
-        for j in range(i + 1, n):
-            path = [j]
-            while path[-1] != i:
-                path.append(parent[path[-1]])
-            paths[i, j] = tuple(reversed(path))
+        reached = nx.single_source_shortest_path(g, i)
+        paths.update(((i, j), tuple(reached[j])) for j in range(i + 1, n))
     return paths
+
+
+def _meshes(b: Builder, boxes: int, per_box: int, links: dict[tuple[int, int], int], prefix: str,
+            bandwidth: Spec, latency: Spec) -> None:
+    """The same GPU mesh in every box: link ``{prefix}{a}-{z}`` per linked pair, ``count`` lanes wide."""
+    for box in range(boxes):
+        for (i, j), count in links.items():
+            a, z = per_box * box + i, per_box * box + j
+            b.link(f"{prefix}{a}-{z}", f"h{a}", f"h{z}", _lanes(b, count, bandwidth), latency)
 
 
 def _lanes(b: Builder, count: int, bandwidth: Spec) -> float:
@@ -304,10 +301,7 @@ def ndv2(chassis: int = 2, *, nvlink_bandwidth: Value = 25e9, nvlink_latency: Va
 
     b = Builder(opt.seed(seed))
     groups = [b.hosts(8, sp) for _ in range(chassis)]
-    for c in range(chassis):
-        for (i, j), count in NDV2_NVLINKS.items():
-            a, z = 8 * c + i, 8 * c + j
-            b.link(f"n{a}-{z}", f"h{a}", f"h{z}", _lanes(b, count, nv_bw), nv_lat)
+    _meshes(b, chassis, 8, NDV2_NVLINKS, "n", nv_bw, nv_lat)
     if chassis == 2:
         b.link("x0-9", "h0", "h9", x_bw, x_lat, directed=True)
         b.link("x8-1", "h8", "h1", x_bw, x_lat, directed=True)
@@ -496,10 +490,7 @@ def mi250(nodes: int = 2, *, xgmi_bandwidth: Value = 50e9, xgmi_latency: Value =
 
     b = Builder(opt.seed(seed))
     groups = [b.hosts(16, sp) for _ in range(nodes)]
-    for n in range(nodes):
-        for (i, j), count in MI250_XGMI.items():
-            a, z = 16 * n + i, 16 * n + j
-            b.link(f"g{a}-{z}", f"h{a}", f"h{z}", _lanes(b, count, x_bw), x_lat)
+    _meshes(b, nodes, 16, MI250_XGMI, "g", x_bw, x_lat)
     if nodes > 1:
         b.attach([h for gpus in groups for h in gpus], b.router("ib"), ib_bw, ib_lat)
     # inside a node, stay on xGMI (by hops alone, a pair 2+ hops apart could detour through the switch)
