@@ -38,6 +38,7 @@ from typing import Iterable, Sequence
 
 from ..errors import ScheduleError
 from .base import Schedule
+from .combining import REDUCTION_KINDS, Holdings
 from .program import Program, ProgramBuilder
 from .values import Piece, Value
 
@@ -356,7 +357,10 @@ class StepSchedule(Schedule):
             Every mode has the same data messages; ``barrier`` and ``ready``
             add empty signal messages. For a series of more (or fewer)
             instances than the steps name, the steps are repeated with
-            shifted instances (:func:`tiled`).
+            shifted instances (:func:`tiled`). For a ReduceScatter or an
+            AllReduce, a sender first forms what it sends by combining what
+            it holds, and every rank ends by forming what the collective
+            promises it (:mod:`collsched.schedules.combining`).
 
         Raises
         ------
@@ -385,6 +389,7 @@ class StepSchedule(Schedule):
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
         ranks = platform.hosts
         b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
+        held = Holdings(b, platform, collective) if collective.base.kind in REDUCTION_KINDS else None
         done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
         last_send: dict[str, list[int]] = {r: [] for r in ranks}
         for k, step in enumerate(tiled(self.steps, collective.count)):
@@ -393,18 +398,25 @@ class StepSchedule(Schedule):
             now: dict[str, list[int]] = {r: [] for r in ranks}
             for t in step:
                 pieces, size = transfer_pieces(t, platform, collective, self.denominator)
+                formed = [] if held is None else held.form_all(t.src, pieces)  # reductions: combine first
                 if sync == "post_all":
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=last_send[t.src], recv_after=())
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=last_send[t.src] + formed, recv_after=())
                     last_send[t.src] = [send]
                 elif sync == "ready":
                     ready_send, ready_recv = b.send(t.dst, t.src, (), 0.0, after=done[t.dst], recv_after=done[t.src])
                     now[t.dst].append(ready_send)
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=[ready_recv], recv_after=done[t.dst])
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=[ready_recv] + formed,
+                                        recv_after=done[t.dst])
                 else:
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=done[t.src], recv_after=done[t.dst])
+                    send, recv = b.send(t.src, t.dst, pieces, size, after=done[t.src] + formed,
+                                        recv_after=done[t.dst])
+                if held is not None:
+                    held.add(t.dst, pieces, recv)
                 now[t.src].append(send)
                 now[t.dst].append(recv)
             if sync != "post_all":
                 done = {r: now[r] or done[r] for r in ranks}
+        if held is not None:
+            held.finish()
         return b.build()
 

@@ -1,5 +1,7 @@
 """All-gather baselines, as NCCL/RCCL and MPI libraries run them: ring, direct (all-pairs), recursive doubling.
 
+Registered under these names by :mod:`.dispatch` (with the other kinds' baselines of the same name).
+
 Every participant ``P_0 .. P_{N-1}`` (the collective's order) contributes a
 block ``b_i``; the transfers name the blocks they carry (a relay forwards
 blocks it received), so each schedule lowers to a program that
@@ -29,7 +31,7 @@ Examples
 from __future__ import annotations
 
 from ...schedules import OrderSchedule, StepSchedule, Transfer
-from ..registry import register
+from .phases import merge_steps, positive_int, ring_allgather
 
 __all__ = ["ring", "direct", "recursive_doubling"]
 
@@ -40,8 +42,6 @@ def _instances(collective):
     return base, list(base.participants), collective.count
 
 
-@register("ring", family="baselines", kinds=("allgather",),
-          summary="NCCL's ring: N-1 steps, each participant forwards the block it last received")
 def ring(platform, collective, *, seed: int = 0, channels: int = 1) -> StepSchedule:
     """NCCL's ring all-gather over the participants in their order; ``channels`` rings share the blocks.
 
@@ -95,29 +95,19 @@ def ring(platform, collective, *, seed: int = 0, channels: int = 1) -> StepSched
     ...
     ValueError: ring option channels=0 is not an integer >= 1
     """
-    if isinstance(channels, bool) or not isinstance(channels, int) or channels < 1:
-        raise ValueError(f"ring option channels={channels!r} is not an integer >= 1")
+    channels = positive_int("ring", "channels", channels)
     base, order, count = _instances(collective)
     n = len(order)
     steps = []
     for inst in range(count):
         blocks = [base.block_of(platform, inst, h) for h in order]
-        for s in range(n - 1):
-            step = []
-            for c in range(channels):
-                forward = c % 2 == 0
-                part = None if channels == 1 else (c, c + 1)
-                for i in range(n):
-                    # forward ring: P_i holds b_{i-s} since step s-1 and passes it on; backward: b_{i+s}
-                    j, dst = ((i - s) % n, (i + 1) % n) if forward else ((i + s) % n, (i - 1) % n)
-                    step.append(Transfer(order[i], order[dst], inst=inst, part=part, values=(blocks[j],)))
-            steps.append(tuple(step))
+        # forward ring: P_i holds b_{i-s} since step s-1 and passes it on; backward: b_{i+s}
+        steps += merge_steps(*(ring_allgather(order, lambda k: (blocks[k],), [None if channels == 1 else (c, c + 1)] * n,
+                                              inst=inst, forward=c % 2 == 0) for c in range(channels)))
     return StepSchedule(steps=tuple(steps), denominator=channels, algorithm="ring",
                         params={"channels": channels})
 
 
-@register("direct", family="baselines", kinds=("allgather",),
-          summary="all-pairs: every participant sends its block to every other, staggered")
 def direct(platform, collective, *, seed: int = 0) -> OrderSchedule:
     """All-pairs all-gather: ``P_i`` sends its block to ``P_{i+1}, P_{i+2}, ..., P_{i+N-1}`` in turn.
 
@@ -155,8 +145,6 @@ def direct(platform, collective, *, seed: int = 0) -> OrderSchedule:
     return OrderSchedule(orders=orders, algorithm="direct")
 
 
-@register("recursive_doubling", family="baselines", kinds=("allgather",),
-          summary="MPICH's recursive doubling: log2 N exchanges of doubling block sets (+2 fix-up steps)")
 def recursive_doubling(platform, collective, *, seed: int = 0) -> StepSchedule:
     """Recursive-doubling all-gather; for ``N`` not a power of two, the nearest lower power and two fix-up steps.
 
