@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from ..errors import ScheduleError
-from .values import PARTIAL, REDUCED, Part, Piece, Value, operands
+from .values import PARTIAL, REDUCED, Part, Piece, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from .program import ProgramBuilder
@@ -71,6 +71,17 @@ def _gaps(frags: list[tuple[int, int, int | None]], s: int, e: int) -> list[tupl
     if at < e:
         out.append((at, e))
     return out
+
+
+def _largest(v: Value, candidates: list[Value]) -> Value | None:
+    """The candidate other than ``v`` with the most operands, all of them in ``v`` (ties: the smallest value)."""
+    best, most = None, 0
+    for w in candidates:
+        if w != v and _inside(w, v):
+            size = w.a.bit_count() if w.kind == REDUCED else w.b - w.a + 1
+            if size > most or (size == most and w < best):
+                best, most = w, size
+    return best
 
 
 def _inside(w: Value, v: Value) -> bool:
@@ -122,10 +133,16 @@ class Holdings:
         self.collective = collective
         self.cost = float(getattr(collective.base, "task_cost", 0.0))
         self.held: dict[str, dict[Value, list[tuple[int, int, int | None]]]] = {}
+        self.exact: dict[str, dict[tuple[int, int, int], list[Value]]] = {}  # (inst, start, end) -> values held so
         for inst in range(collective.count):
             initial, _ = collective.instance_values(platform, inst)
             for host, v in initial:
-                self.held.setdefault(host, {}).setdefault(v, []).append((0, self.den, None))
+                self._record(host, v, 0, self.den, None)
+
+    def _record(self, rank: str, v: Value, s: int, e: int, op: int | None) -> None:
+        """``rank`` holds ``v`` on ``[s, e)`` once ``op`` is done (None: from the start)."""
+        self.held.setdefault(rank, {}).setdefault(v, []).append((s, e, op))
+        self.exact.setdefault(rank, {}).setdefault((v.inst, s, e), []).append(v)
 
     def add(self, rank: str, pieces: Iterable[Piece], op: int) -> None:
         """Record that operation ``op`` of ``rank`` (a receive) brought ``pieces``.
@@ -139,9 +156,8 @@ class Holdings:
         op : int
             The receive's id.
         """
-        mine = self.held.setdefault(rank, {})
         for p in pieces:
-            mine.setdefault(p.value, []).append((p.start, p.end, op))
+            self._record(rank, p.value, p.start, p.end, op)
 
     def form_all(self, rank: str, pieces: Iterable[Piece]) -> list[int]:
         """:meth:`form` every piece; the operations a send of them must wait for.
@@ -186,27 +202,25 @@ class Holdings:
             holds there (a block it lacks, an operand it has not received).
         """
         v, s, e = piece
-        frags = self.held.setdefault(rank, {}).setdefault(v, [])
-        for gs, ge in _gaps(frags, s, e):
-            frags.append((gs, ge, self._combine(rank, v, gs, ge)))
-        return sorted({op for a, b, op in frags if op is not None and a < e and b > s})
+        for gs, ge in _gaps(self.held.setdefault(rank, {}).get(v, []), s, e):
+            self._record(rank, v, gs, ge, self._combine(rank, v, gs, ge))
+        return sorted({op for a, b, op in self.held[rank][v] if op is not None and a < e and b > s})
 
     def _combine(self, rank: str, v: Value, s: int, e: int) -> int:
         """Append the tasks that form ``v`` on ``[s, e)`` (which ``rank`` lacks entirely); the last task's id."""
         if v.kind not in (REDUCED, PARTIAL):
             raise ScheduleError(f"rank {rank} sends {v!r} on [{s}/{self.den}, {e}/{self.den}), which it does not hold",
                                 fix="send it there first")
-        # step 1: the largest value held on all of [s, e) whose operands V contains
-        best = None
-        for w, frags in self.held.get(rank, {}).items():
-            if w != v and _inside(w, v) and not _gaps(frags, s, e):
-                size = len(operands(w))
-                if best is None or size > best[0] or (size == best[0] and w < best[1]):
-                    best = (size, w)
+        # step 1: the largest value held on all of [s, e) whose operands V contains (first among those held
+        # on exactly [s, e) or whole, as rings and trees hold them; else among all)
+        mine, exact = self.held[rank], self.exact[rank]
+        best = _largest(v, exact.get((v.inst, s, e), []) + exact.get((v.inst, 0, self.den), []))
+        if best is None:
+            best = _largest(v, [w for w, frags in mine.items() if not _gaps(frags, s, e)])
         if best is None:
             raise ScheduleError(f"rank {rank} cannot form {v!r} on [{s}/{self.den}, {e}/{self.den}): it holds "
                                 "neither it nor a part of it there", fix="send it there first")
-        w = best[1]
+        w = best
         # step 2: combine it with the rest, formed the same way (in operand order for partial results)
         if v.kind == REDUCED:
             rest = Value(REDUCED, v.inst, v.a & ~w.a, 0)
@@ -217,7 +231,7 @@ class Holdings:
             current = Value(PARTIAL, v.inst, v.a, w.b)
             last = self._task(rank, [left, w], current, s, e)
             if current != v:  # form() records v itself
-                self.held[rank].setdefault(current, []).append((s, e, last))
+                self._record(rank, current, s, e, last)
         if w.b < v.b:
             right = Value(PARTIAL, v.inst, w.b + 1, v.b)
             last = self._task(rank, [current, right], v, s, e)
@@ -231,22 +245,19 @@ class Holdings:
         return task
 
     def finish(self) -> None:
-        """Form, on every rank, what the collective promises it (its block, or the whole result).
+        """Form, on every rank, what the collective promises it (its block, or the whole result), where it can.
 
-        Raises
-        ------
-        ScheduleError
-            If a promised fraction is not a whole number of units of the
-            denominator, or cannot be formed.
+        What cannot be formed (the schedule never brought a rank some
+        operand, or the denominator cannot express a promised fraction) is
+        left out, for the validator to report as missing.
         """
         for inst in range(self.collective.count):
             _, finals = self.collective.instance_values(self.platform, inst)
             for host, item in finals:
-                if isinstance(item, Part):
-                    units = item.in_units(self.den)
-                    if units is None:
-                        raise ScheduleError(f"the schedule's denominator {self.den} cannot express {item!r}",
-                                            fix="use a multiple of the number of participants")
-                    self.form(host, Piece(item.value, *units))
-                else:
-                    self.form(host, Piece(item, 0, self.den))
+                units = item.in_units(self.den) if isinstance(item, Part) else (0, self.den)
+                if units is None:
+                    continue
+                try:
+                    self.form(host, Piece(item.value if isinstance(item, Part) else item, *units))
+                except ScheduleError:
+                    continue

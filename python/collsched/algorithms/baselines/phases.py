@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Sequence
 
 from ...errors import ScheduleError
 from ...schedules import Transfer
-from ...schedules.values import Value, partial, reduced
+from ...schedules.values import Value, combine, partial, reduced
 
 __all__ = ["positive_int", "reduction_of", "value_over", "split", "merge_steps", "ring_reduce_scatter",
            "ring_allgather", "channel_fragments"]
@@ -250,15 +250,15 @@ def ring_reduce_scatter(members: Sequence[str], contributes: Callable[[int], Ite
     """
     n = len(members)
     sign = 1 if forward else -1
+    own = [value_over(base, inst, contributes(k)) for k in range(n)]
+    carried = list(own)  # what member k sends in step s: members k-s .. k reduced
     steps = []
     for s in range(n - 1):
-        step = []
-        for k in range(n):
-            upstream = [(k - sign * j) % n for j in range(s + 1)]
-            positions = [p for u in upstream for p in contributes(u)]
-            step.append(Transfer(members[k], members[(k + sign) % n], inst=inst, part=frags[(k - sign * (s + 1)) % n],
-                                 values=(value_over(base, inst, positions),)))
-        steps.append(step)
+        if s:
+            carried = [combine(*((carried[(k - 1) % n], own[k]) if forward else (own[k], carried[(k + 1) % n])))
+                       for k in range(n)]
+        steps.append([Transfer(members[k], members[(k + sign) % n], inst=inst, part=frags[(k - sign * (s + 1)) % n],
+                               values=(carried[k],)) for k in range(n)])
     return steps
 
 
