@@ -39,6 +39,7 @@ the other half of its operand, then the half it has reduced.
 >>> prog = s.lower(p, c, sync="post_all")
 >>> [op for op in prog if op.kind == "compute"][0]
 Op(4: h0 compute 5 [Σ{0}@0[0:1], Σ{1}@0[0:1] -> Σ{0,1}@0[0:1]] after (3,))
+>>> cs.validate(p, c, prog)
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ module that builds it:
 name                    kinds                         built by
 ======================  ============================  ==========================================
 ``ring``                allgather, RS, AR             :mod:`.allgather`, :mod:`.rings`
-``direct``              allgather                     :mod:`.allgather`
+``direct``              allgather, RS, AR             :mod:`.allgather`, :mod:`.reduce_scatter`
 ``recursive_doubling``  allgather                     :mod:`.allgather`
 ``halving_doubling``    RS, AR                        :mod:`.halving_doubling`
 ``double_binary_tree``  AR                            :mod:`.double_binary_tree`
@@ -17,8 +17,9 @@ name                    kinds                         built by
 ======================  ============================  ==========================================
 
 (RS: reducescatter, AR: allreduce.) Which keep operand order for
-``commutative=False``: ``double_binary_tree`` (an even number of
-participants); the rings, ``halving_doubling`` and ``hierarchical`` raise.
+``commutative=False``: ``direct`` and ``double_binary_tree`` (an even
+number of participants); ``ring``, ``halving_doubling`` and
+``hierarchical`` raise.
 
 Examples
 --------
@@ -38,6 +39,7 @@ from . import allgather
 from .double_binary_tree import double_binary_tree as _double_binary_tree
 from .halving_doubling import halving_doubling as _halving_doubling
 from .hierarchical import hierarchical as _hierarchical
+from .reduce_scatter import direct as _direct_reduction
 from .rings import ring_reduction
 
 __all__ = ["ring", "direct", "recursive_doubling", "halving_doubling", "double_binary_tree", "hierarchical"]
@@ -77,22 +79,22 @@ def ring(platform, collective, *, seed: int = 0, channels: int = 1):
     return ring_reduction(platform, collective, seed=seed, channels=channels)
 
 
-@register("direct", family="baselines", kinds=("allgather",),
-          summary="all-pairs: every participant sends its block to every other, staggered")
+@register("direct", family="baselines", kinds=GPU_KINDS,
+          summary="all-pairs: every participant sends every other its block (or the fragment it reduces)")
 def direct(platform, collective, *, seed: int = 0):
-    """All-pairs (:func:`.allgather.direct`).
+    """All-pairs: :func:`.allgather.direct` or :func:`.reduce_scatter.direct` by kind.
 
     Parameters
     ----------
     platform : Platform
-    collective : AllGather
+    collective : AllGather, ReduceScatter or AllReduce
         Or a series of one.
     seed : int
         Unused.
 
     Returns
     -------
-    OrderSchedule
+    OrderSchedule (all-gather) or StepSchedule
 
     Examples
     --------
@@ -100,8 +102,12 @@ def direct(platform, collective, *, seed: int = 0):
     >>> p = cs.topologies.star(3)
     >>> direct(p, cs.AllGather(participants=p.hosts, size=1)).n_transfers
     6
+    >>> direct(p, cs.ReduceScatter(participants=p.hosts, size=1)).n_transfers
+    6
     """
-    return allgather.direct(platform, collective, seed=seed)
+    if collective.base.kind == "allgather":
+        return allgather.direct(platform, collective, seed=seed)
+    return _direct_reduction(platform, collective, seed=seed)
 
 
 @register("recursive_doubling", family="baselines", kinds=("allgather",),
