@@ -156,6 +156,19 @@ class Holdings:
             What the message carried.
         op : int
             The receive's id.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.schedules.program import ProgramBuilder
+        >>> from collsched.schedules.values import Piece, reduced
+        >>> p = cs.topologies.star(2)
+        >>> b = ProgramBuilder(p.hosts, denominator=2)
+        >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
+        >>> _, recv = b.send("h0", "h1", [Piece(reduced(0, [0]), 0, 2)], size=8)
+        >>> h.add("h1", [Piece(reduced(0, [0]), 0, 2)], recv)
+        >>> h.form("h1", Piece(reduced(0, [0]), 1, 2))  # held since the receive
+        [1]
         """
         for p in pieces:
             self._record(rank, p.value, p.start, p.end, op)
@@ -174,6 +187,17 @@ class Holdings:
         -------
         list of int
             Operation ids of ``rank`` (receives or computations), without repeats.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.schedules.program import ProgramBuilder
+        >>> from collsched.schedules.values import Piece, reduced
+        >>> p = cs.topologies.star(2)
+        >>> b = ProgramBuilder(p.hosts, denominator=2)
+        >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
+        >>> h.form_all("h0", [Piece(reduced(0, [0]), 0, 1), Piece(reduced(0, [0]), 1, 2)])  # its own operand
+        []
         """
         deps: list[int] = []
         for p in pieces:
@@ -201,6 +225,23 @@ class Holdings:
         ScheduleError
             If some part of the fragment cannot be formed from what the rank
             holds there (a block it lacks, an operand it has not received).
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.schedules.program import ProgramBuilder
+        >>> from collsched.schedules.values import Piece, reduced
+        >>> p = cs.topologies.star(2)
+        >>> b = ProgramBuilder(p.hosts, denominator=2)
+        >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
+        >>> _, recv = b.send("h1", "h0", [Piece(reduced(0, [1]), 0, 1)], size=4)
+        >>> h.add("h0", [Piece(reduced(0, [1]), 0, 1)], recv)
+        >>> h.form("h0", Piece(reduced(0, [0, 1]), 0, 1)), b.build().op(2)
+        ([2], Op(2: h0 compute 0 [Σ{0}@0[0:1], Σ{1}@0[0:1] -> Σ{0,1}@0[0:1]] after (1,)))
+        >>> h.form("h0", Piece(reduced(0, [0, 1]), 1, 2))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.ScheduleError: rank h0 cannot form Σ{1}@0 on [1/2, 2/2): it holds neither it nor a part of it there (send it there first)
         """
         v, s, e = piece
         for gs, ge in _gaps(self.held.setdefault(rank, {}).get(v, []), s, e):
@@ -251,6 +292,18 @@ class Holdings:
         What cannot be formed (the schedule never brought a rank some
         operand, or the denominator cannot express a promised fraction) is
         left out, for the validator to report as missing.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.schedules.program import ProgramBuilder
+        >>> from collsched.schedules.values import Piece, reduced
+        >>> p = cs.topologies.star(2)
+        >>> b = ProgramBuilder(p.hosts, denominator=2)
+        >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
+        >>> h.finish()  # nothing was sent: neither can form the sum
+        >>> b.build().n_ops
+        0
         """
         for inst in range(self.collective.count):
             _, finals = self.collective.instance_values(self.platform, inst)
