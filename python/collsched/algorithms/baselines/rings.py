@@ -3,8 +3,10 @@
 The vector is cut into ``N`` blocks (block ``j`` is ``P_j``'s result in a
 reduce-scatter) and every block into ``channels`` equal pieces; piece ``c``
 of every block travels on ring ``c``, forwards (``P_i → P_{i+1}``) for even
-``c`` and backwards for odd ``c``, as NCCL alternates its channels' rings
-so that two channels use both directions of every link. A reduce-scatter
+``c`` and backwards for odd ``c`` (the convention of the all-gather
+``ring``), so that two channels use both directions of every link. NCCL
+runs each channel on a ring its topology search finds; on one switch
+every order is as good, and a reversed ring is one NCCL may pick. A reduce-scatter
 is ``N - 1`` steps: in step ``s`` (forwards) ``P_i`` sends ``P_{i+1}``
 block ``i - s - 1`` reduced over ``P_{i-s} .. P_i`` — what it received in
 the step before, combined with its own operand — so that after the last
