@@ -286,6 +286,11 @@ def test_task_cost_and_bytes_are_checked():
                                       "says 2")
     big = cs.AllReduce(participants=["h0", "h1"], size=16, task_cost=10)
     assert rejection(big, prog) == "rank h0 op 0 (send msg 0 to h1) declares 4 bytes but its pieces weigh 8"
+    # the ordered operator's tasks of three inputs (direct_program) cost two combinations, pro rata
+    ordered = cs.AllReduce(participants=["h0", "h1", "h2"], size=9, task_cost=30, commutative=False)
+    dearer = cs.AllReduce(participants=["h0", "h1", "h2"], size=9, task_cost=60, commutative=False)
+    text = str(pytest.raises(cs.ValidationError, cs.validate, P, dearer, direct_program(P, ordered)).value)
+    assert text == "program 'direct': rank h0 op 4 (compute) combines 3 fragments with cost 20 but the allreduce says 40"
 
 
 # --- the Python explanation names what the core found -----------------------------------------------------

@@ -458,6 +458,11 @@ class Part(NamedTuple):
         Returns
         -------
         (int, int) or None
+
+        Examples
+        --------
+        >>> Part(reduced(0, [0, 1]), Fraction(1, 2), Fraction(1)).in_units(4)
+        (2, 4)
         """
         s, e = self.start * denominator, self.end * denominator
         if s.denominator != 1 or e.denominator != 1:
