@@ -329,3 +329,16 @@ def test_equal_sets_stored_twice_are_one_value():
     twin = dataclasses.replace(prog, operand_sets=prog.operand_sets + (0b11,), pieces=pieces)
     assert twin.value_of(twin.pieces[out]) == reduced(0, [0, 1]) and twin.pieces[out, 2] != prog.pieces[out, 2]
     cs.validate(P, AR2, twin)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_direct_step_schedule_lowers_to_a_valid_program(n):
+    """``direct`` names transfers only; lowering forms the reductions (``schedules.combining``, branch ``base``)."""
+    pytest.importorskip("collsched.schedules.combining", reason="step schedules of reductions lower with combining.py")
+    p = cs.topologies.star(n)
+    for kind in (cs.ReduceScatter, cs.AllReduce):
+        for commutative in (True, False):
+            c = kind(participants=p.hosts[::-1], size=1e3, task_cost=10, commutative=commutative)
+            for cc in (c, cs.Series(c, count=2)):
+                for sync in ("barrier", "ready", "post_all"):
+                    cs.validate(p, cc, direct(p, cc).lower(p, cc, sync=sync))
