@@ -6,6 +6,7 @@ reduction with one line naming the rank, the operation and the value. Programs w
 documents, so that every operation is explicit.
 """
 
+import pickle
 from fractions import Fraction
 
 import numpy as np
@@ -94,6 +95,7 @@ def test_reduced_values_of_hundreds_of_operands():
     assert reduced_mask(0, v.a) == v
     assert combine(reduced(0, range(300)), reduced(0, [300]), reduced(0, [400])) == reduced(0, [*range(301), 400])
     assert repr(reduced(1, range(256))) == "Σ{0..255}@1"
+    assert pickle.loads(pickle.dumps(v)) == v and type(v.a) is int and len(v) == 4
     assert repr(reduced(1, range(0, 40, 2))) == "Σ{0,2,4,6,8,10,12,...,38 (20 operands)}@1"
 
 
@@ -115,7 +117,7 @@ def test_program_stores_masks_in_a_table_and_round_trips():
     assert sorted(prog.operand_sets) == [1, 2, 4, 8, 15]
     assert prog.pieces.dtype == np.int64 and prog.pieces[:, 2].max() < 5
     back = program_from_json(program_to_json(prog))
-    assert back == prog and list(back) == list(prog)
+    assert back == prog and list(back) == list(prog) and pickle.loads(pickle.dumps(prog)) == prog
     cs.validate(P, c, back)
 
 
