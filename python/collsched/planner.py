@@ -29,7 +29,8 @@ __all__ = ["plan", "best_of", "MPI_ALGORITHM"]
 
 #: What an MPI library would run for each kind of collective (the baseline every comparison shows).
 MPI_ALGORITHM = {"reduce": "binomial", "broadcast": "binomial", "scatter": "binomial", "gather": "binomial",
-                 "alltoall": "caterpillar", "alltomany": "caterpillar", "allgather": "ring"}
+                 "alltoall": "caterpillar", "alltomany": "caterpillar", "allgather": "ring", "reducescatter": "ring",
+                 "allreduce": "ring"}
 
 
 def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, model=None,
