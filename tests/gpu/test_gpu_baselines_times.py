@@ -69,3 +69,31 @@ def test_hierarchical_in_one_box_is_the_ring():
     c = cs.AllReduce(participants=G.hosts, size=M)
     assert len(G.clusters) == 1
     assert simulated(c, "hierarchical") == simulated(c, "ring")
+
+
+def test_hierarchical_on_two_dgx_a100_boxes():
+    """2 boxes of L = 8 GPUs: NVSwitch routes (α_in, β_in = 300 GB/s) inside, one 25 GB/s NIC per GPU between
+    (α_out, β_out), every column on its own NICs. All-reduce: 2(L-1) steps inside of M/L, 2 across of M/(2L);
+    reduce-scatter: L-1 steps inside of 2 messages (the column's 2 blocks), 1 across; all-gather: 1 across, L-1 inside."""
+    g = cs.topologies.dgx_a100(2)
+
+    def route(a, b):
+        links = [g.links[l] for l in g.route(a, b)]
+        return sum(x.latency for x in links), min(x.bandwidth for x in links)
+
+    (a_in, b_in), (a_out, b_out) = route("h0", "h1"), route("h0", "h8")
+    assert (b_in, b_out) == (300e9, 25e9)
+    m = 1e9
+
+    def time(c):
+        s = cs.plan(g, c, algorithm="hierarchical")
+        prog = s.lower(g, c, sync="post_all")
+        cs.validate(g, c, prog)
+        return cs.simulate(g, prog, c, model=cs.models.Fluid()).makespan
+
+    assert time(cs.AllReduce(participants=g.hosts, size=m)) == \
+        pytest.approx(14 * (a_in + m / 8 / b_in) + 2 * (a_out + m / 16 / b_out), rel=REL)
+    assert time(cs.ReduceScatter(participants=g.hosts, size=m / 16)) == \
+        pytest.approx(7 * (2 * a_in + m / 8 / b_in) + (a_out + m / 16 / b_out), rel=REL)
+    assert time(cs.AllGather(participants=g.hosts, size=m / 16)) == \
+        pytest.approx((a_out + m / 16 / b_out) + 7 * (a_in + m / 8 / b_in), rel=REL)
