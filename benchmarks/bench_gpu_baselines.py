@@ -42,8 +42,9 @@ def main(fabrics: list[str]) -> None:
                 t3 = time.process_time()
                 makespan = cs.simulate(g, prog, c, model=cs.models.Fluid()).makespan
                 t4 = time.process_time()
-                print(f"{g.name:>12} {c.kind:>13} {algo.name:>19} {makespan * 1e3:>9.3f} {TOTAL / makespan / 1e9:>7.1f} "
-                      f"{t1 - t0:>7.2f} {t2 - t1:>7.2f} {t3 - t2:>7.2f} {t4 - t3:>6.2f}", flush=True)
+                print(f"{g.name:>12} {c.kind:>13} {algo.name:>19} {makespan * 1e3:>9.3f} "
+                      f"{TOTAL / makespan / 1e9:>7.1f} {t1 - t0:>7.2f} {t2 - t1:>7.2f} {t3 - t2:>7.2f} {t4 - t3:>6.2f}",
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""How step schedules of reductions are lowered: a sender forms what it sends from what it holds (schedules.combining)."""
+"""How step schedules of reductions are lowered: a sender forms what it sends from what it holds (combining)."""
 
 import pytest
 

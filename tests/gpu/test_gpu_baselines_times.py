@@ -45,7 +45,7 @@ def test_ring(n, channels):
 
 @pytest.mark.parametrize("n", [2, 4, 8, 16])
 def test_halving_doubling_and_recursive_doubling(n):
-    """N = 2^q: all-reduce 2qα + 2(N-1)/N·M/β; reduce-scatter and recursive-doubling all-gather qα + (N-1)·size/β."""
+    """N = 2^q: all-reduce 2qα + 2(N-1)/N·M/β; reduce-scatter, recursive-doubling all-gather qα + (N-1)·size/β."""
     q = n.bit_length() - 1
     hosts = G.hosts[:n]
     ar = simulated(cs.AllReduce(participants=hosts, size=M), "halving_doubling")
@@ -74,7 +74,8 @@ def test_hierarchical_in_one_box_is_the_ring():
 def test_hierarchical_on_two_dgx_a100_boxes():
     """2 boxes of L = 8 GPUs: NVSwitch routes (α_in, β_in = 300 GB/s) inside, one 25 GB/s NIC per GPU between
     (α_out, β_out), every column on its own NICs. All-reduce: 2(L-1) steps inside of M/L, 2 across of M/(2L);
-    reduce-scatter: L-1 steps inside of 2 messages (the column's 2 blocks), 1 across; all-gather: 1 across, L-1 inside."""
+    reduce-scatter: L-1 steps inside of 2 messages (the column's 2 blocks), 1 across; all-gather: 1 across, L-1
+    inside."""
     g = cs.topologies.dgx_a100(2)
 
     def route(a, b):

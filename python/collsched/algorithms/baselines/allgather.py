@@ -102,8 +102,9 @@ def ring(platform, collective, *, seed: int = 0, channels: int = 1) -> StepSched
     for inst in range(count):
         blocks = [base.block_of(platform, inst, h) for h in order]
         # forward ring: P_i holds b_{i-s} since step s-1 and passes it on; backward: b_{i+s}
-        steps += merge_steps(*(ring_allgather(order, lambda k: (blocks[k],), [None if channels == 1 else (c, c + 1)] * n,
-                                              inst=inst, forward=c % 2 == 0) for c in range(channels)))
+        parts = [None] if channels == 1 else [(c, c + 1) for c in range(channels)]
+        steps += merge_steps(*(ring_allgather(order, lambda k: (blocks[k],), [parts[c]] * n, inst=inst,
+                                              forward=c % 2 == 0) for c in range(channels)))
     return StepSchedule(steps=tuple(steps), denominator=channels, algorithm="ring",
                         params={"channels": channels})
 

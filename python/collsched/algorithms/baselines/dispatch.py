@@ -71,7 +71,8 @@ def ring(platform, collective, *, seed: int = 0, channels: int = 1):
     --------
     >>> import collsched as cs
     >>> p = cs.topologies.star(3)
-    >>> len(ring(p, cs.AllGather(participants=p.hosts, size=1))), len(ring(p, cs.AllReduce(participants=p.hosts, size=1)))
+    >>> ag, ar = cs.AllGather(participants=p.hosts, size=1), cs.AllReduce(participants=p.hosts, size=1)
+    >>> len(ring(p, ag)), len(ring(p, ar))
     (2, 4)
     """
     if collective.base.kind == "allgather":

@@ -140,8 +140,9 @@ def double_binary_tree(platform, collective, *, seed: int = 0, chunks: int = 4) 
     base, order, count = reduction_of(collective, "double_binary_tree")
     n = len(order)
     if not base.commutative and n % 2:
-        raise ScheduleError(f"double_binary_tree keeps operand order only for an even number of participants, not {n}: "
-                            "NCCL's second tree is then shifted and wraps around", fix="use direct, or commutative=True")
+        raise ScheduleError(f"double_binary_tree keeps operand order only for an even number of participants, "
+                            f"not {n}: NCCL's second tree is then shifted and wraps around",
+                            fix="use direct, or commutative=True")
     trees = [_tree(n, t) for t in (0, 1)]
     shape = []  # per tree: (root, parent, subtree positions, height, depth)
     for children in trees:

@@ -114,8 +114,8 @@ def halving_doubling(platform, collective, *, seed: int = 0) -> StepSchedule:
     steps = []
     for inst in range(count):
         if r:  # fold: the whole operand of P_{2i} to P_{2i+1}
-            steps.append(tuple(Transfer(order[2 * i], order[2 * i + 1], inst=inst, values=(value_over(base, inst, [2 * i]),))
-                               for i in range(r)))
+            steps.append(tuple(Transfer(order[2 * i], order[2 * i + 1], inst=inst,
+                                        values=(value_over(base, inst, [2 * i]),)) for i in range(r)))
         sets = [list(s) for s in stands]
         span = [(0, m)] * m  # the chunks (new ranks' ranges) each new rank is still responsible for
         for d in dists:  # recursive halving
@@ -133,8 +133,8 @@ def halving_doubling(platform, collective, *, seed: int = 0) -> StepSchedule:
         full = value_over(base, inst, range(n))
         if allreduce:
             for d in reversed(dists):  # recursive doubling of the reduced chunks
-                steps.append(tuple(Transfer(actor[k], actor[k ^ d], inst=inst, part=(bounds[span[k][0]], bounds[span[k][1]]),
-                                            values=(full,)) for k in range(m)))
+                steps.append(tuple(Transfer(actor[k], actor[k ^ d], inst=inst, values=(full,),
+                                            part=(bounds[span[k][0]], bounds[span[k][1]])) for k in range(m)))
                 span = [(min(span[k][0], span[k ^ d][0]), max(span[k][1], span[k ^ d][1])) for k in range(m)]
         if r:  # unfold: P_{2i+1} gives P_{2i} its result
             steps.append(tuple(Transfer(order[2 * i + 1], order[2 * i], inst=inst, values=(full,),

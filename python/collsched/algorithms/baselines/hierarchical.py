@@ -163,7 +163,7 @@ def hierarchical(platform, collective, *, seed: int = 0, channels: int = 1) -> S
     if kind == "reducescatter":
         block = lambda p: (p * channels, (p + 1) * channels)  # noqa: E731 - position p's result block
         for inst in range(count):
-            # phase 1: in every box, member l gathers the box's sum of the blocks of column l (one ring per column block)
+            # phase 1: in every box, member l gathers the box's sum of the blocks of column l (a ring per block)
             steps += merge_steps(*(ring_reduce_scatter(hosts[b], lambda k, b=b: [box[b][k]], frags[c], base, inst,
                                                        forward=fwd[c])
                                    for b in range(n_boxes) for other in range(n_boxes)
@@ -171,9 +171,11 @@ def hierarchical(platform, collective, *, seed: int = 0, channels: int = 1) -> S
                                                                    channels)]
                                    for c in range(channels)))
             # phase 2: in every column, a ring reduce-scatter of those blocks across the boxes
-            steps += merge_steps(*(ring_reduce_scatter(columns[l], lambda k: box[k], frags[c], base, inst, forward=fwd[c])
+            steps += merge_steps(*(ring_reduce_scatter(columns[l], lambda k: box[k], frags[c], base, inst,
+                                                       forward=fwd[c])
                                    for l in range(per_box)
-                                   for frags in [channel_fragments([block(box[b][l]) for b in range(n_boxes)], channels)]
+                                   for frags in [channel_fragments([block(box[b][l]) for b in range(n_boxes)],
+                                                                   channels)]
                                    for c in range(channels)))
         return StepSchedule(steps=tuple(steps), denominator=len(order) * channels, algorithm="hierarchical",
                             params={"channels": channels})
