@@ -257,3 +257,21 @@ def test_compare_collects_them_by_kind(tmp_path, capsys):
     assert code == 0, err
     for name in ("ring", "direct", "halving_doubling", "double_binary_tree", "hierarchical"):
         assert name in out
+
+
+@pytest.mark.mpi
+def test_the_reduction_baselines_run_verified_over_mpi():
+    """Real buffers, real sums (and ordered products), one MPI job: every result checked byte for byte."""
+    from collsched.runtime import run_many
+
+    p = cs.topologies.star(5, bandwidth="1GBps", latency="1us")
+    order = ["h2", "h0", "h3", "h1", "h4"]
+    items = [(cs.plan(p, c, algorithm=name, **options), c)
+             for c in (cs.ReduceScatter(participants=order, size=4096, task_cost=1e4),
+                       cs.AllReduce(participants=order, size=8190, task_cost=1e4))
+             for name, options in (("ring", {"channels": 2}), ("halving_doubling", {}), ("hierarchical", {}))]
+    ordered = cs.AllReduce(participants=order[:4], size=8192, commutative=False)
+    items.append((cs.plan(p, ordered, algorithm="double_binary_tree"), ordered))
+    results = run_many(p, items, repeat=1, timeout=120)
+    assert [(s.algorithm, r.verified, r.problems) for (s, _), r in zip(items, results)] == \
+        [(s.algorithm, True, ()) for s, _ in items]
