@@ -114,9 +114,14 @@ def double_binary_tree(platform, collective, *, seed: int = 0, chunks: int = 4) 
 
     Notes
     -----
-    Every node sends each half up once and down once to each child: a
-    node that is interior in both trees sends and receives up to 3 halves
-    per tree, which is why the trees are complementary.
+    A node interior in a tree receives its children's partial results of
+    that tree's half and sends the result back down to them; a leaf only
+    sends its operand's half up and receives the result. With ``N`` even
+    no rank is interior in both trees (tree 0's interior positions are
+    even, the leaves odd, and the mirror swaps parities); with ``N`` odd
+    only ``P_0`` is
+    (``tests/gpu/test_gpu_baselines.py`` checks both), so the work of
+    interior nodes is spread over all ranks.
 
     Examples
     --------

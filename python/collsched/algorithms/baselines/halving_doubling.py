@@ -83,9 +83,12 @@ def halving_doubling(platform, collective, *, seed: int = 0) -> StepSchedule:
     with ``sync="post_all"`` on a single switch with route latency ``α``
     and bandwidth ``β``, an all-reduce of ``M`` bytes takes
     ``2 q α + 2 (N - 1)/N · M/β`` and a reduce-scatter of ``size``-byte
-    blocks ``q α + (N - 1) size/β``; otherwise the fold and unfold add
-    ``2(α + M/β)`` (``α + M/β + α + size/β`` for a reduce-scatter, whose
-    unfold sends one block), with ``m`` for ``N`` in the rest.
+    blocks ``q α + (N - 1) size/β`` (``tests/gpu/test_gpu_baselines_times.py``).
+    Otherwise the fold and unfold add at least ``2(α + M/β)`` to the time
+    of ``m`` participants, and more under ``post_all``: the new ranks that
+    did not fold start halving at once, and their first message shares
+    the link of a rank still receiving its fold (measured for ``N = 6``:
+    ``M/(4β)`` more).
 
     Examples
     --------
