@@ -1,0 +1,8 @@
+"""Formats of other tools: :mod:`collsched.interop.msccl` reads, checks and writes MSCCL XML algorithm files.
+
+Examples
+--------
+>>> from collsched.interop import msccl
+>>> callable(msccl.read) and callable(msccl.write)
+True
+"""

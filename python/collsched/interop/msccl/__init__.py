@@ -1,0 +1,1 @@
+"""MSCCL XML algorithm files: read, check, simulate and write them."""
