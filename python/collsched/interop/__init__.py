@@ -3,6 +3,6 @@
 Examples
 --------
 >>> from collsched.interop import msccl
->>> callable(msccl.read) and callable(msccl.write)
-True
+>>> msccl.__name__
+'collsched.interop.msccl'
 """

@@ -1,1 +1,30 @@
-"""MSCCL XML algorithm files: read, check, simulate and write them."""
+"""MSCCL XML algorithm files: read, check, simulate and write them.
+
+* :func:`read` — a file into a :class:`~collsched.schedules.program.Program`
+  and the collective it claims (:mod:`.xml_read`, :mod:`.layout`, :mod:`.program`);
+* :func:`check` — validated, deadlock-free (:mod:`.deadlock`), and linted
+  for what makes the runtime fall back silently (:mod:`.lint`);
+* :func:`write` — a collsched schedule or program as a file the runtime
+  loads, and :func:`write_registration` the ``<msccl_algos>`` file listing
+  several (:mod:`.export`).
+
+Examples
+--------
+>>> import collsched as cs, pathlib, tempfile
+>>> from collsched.interop import msccl
+>>> g = cs.topologies.star(4)
+>>> c = cs.AllGather(participants=g.hosts, size=2**20)
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "ring.xml"
+>>> _ = msccl.write(path, g, c, cs.plan(g, c, algorithm="ring"))
+>>> msccl.check(path, g).summary()
+'valid allgather on 4 gpus (in place): 16 thread blocks, 96 steps, 1.049MB per chunk per rank (4 chunks per loop), 0 warnings'
+"""
+
+from .check import Checked, check, read
+from .export import write, write_registration
+from .lint import Finding, lint
+from .program import Imported, to_program
+from .xml_read import parse, parse_text
+
+__all__ = ["read", "check", "write", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+           "Imported", "Finding"]

@@ -54,8 +54,26 @@ from xml.parsers import expat
 
 from ...errors import FormatError
 
-__all__ = ["Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
+__all__ = ["EXAMPLE", "Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
            "COLLECTIVES", "RECEIVES", "SENDS"]
+
+EXAMPLE = """<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather" inplace="1"
+      outofplace="0" minBytes="1024" maxBytes="1073741824">
+  <gpu id="0" i_chunks="0" o_chunks="2" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="0" o_chunks="2" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+"""
+"""A two-GPU in-place allgather (each sends its chunk to the other), for examples."""
 
 STEP_TYPES = ("s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop")
 """Step types: send, receive, receive-copy-send, receive-reduce-send, receive-reduce-copy,
@@ -90,11 +108,16 @@ class Step:
         The step ``deps`` of thread block ``depid`` (same GPU) must finish first; -1 for none.
     line : int
         Line of the file.
+    hasdep : int
+        1 if the file says another thread block waits for this step (the
+        runtime signals only those); collsched derives the waits from
+        ``depid``/``deps`` and :mod:`~collsched.interop.msccl.lint` compares.
 
     Examples
     --------
-    >>> Step(0, 1, 2, "r", "o", 0, "o", 3, 1, -1, -1, 7).where
-    'gpu 0 tb 1 step 2 (line 7)'
+    >>> st = Step(0, 1, 2, "r", "o", 0, "o", 3, 1, -1, -1, 7)
+    >>> st.where, st.at
+    ('gpu 0 tb 1 step 2 (line 7)', 'gpu 0 tb 1 step 2')
     """
 
     gpu: int
@@ -109,11 +132,17 @@ class Step:
     depid: int
     deps: int
     line: int
+    hasdep: int = 0
 
     @property
     def where(self) -> str:
         """``gpu G tb T step S (line L)``, for messages."""
-        return f"gpu {self.gpu} tb {self.tb} step {self.s} (line {self.line})"
+        return f"{self.at} (line {self.line})"
+
+    @property
+    def at(self) -> str:
+        """``gpu G tb T step S``, for messages that give the line before."""
+        return f"gpu {self.gpu} tb {self.tb} step {self.s}"
 
     def __repr__(self) -> str:
         return (f"Step({self.where}: {self.type} {self.srcbuf}[{self.srcoff}:{self.srcoff + self.cnt}] -> "
@@ -298,7 +327,8 @@ class _Reader:
                 self.fail("<step> outside a <tb>", "put <step> in <tb>")
             g, t = self.gpu["id"], self.tb["id"]
             at = f"gpu {g} tb {t} step"
-            s, srcoff, dstoff, cnt, depid, deps = self.ints(at, attrs, ("s", "srcoff", "dstoff", "cnt", "depid", "deps"))
+            s, srcoff, dstoff, cnt, depid, deps, hasdep = self.ints(
+                at, attrs, ("s", "srcoff", "dstoff", "cnt", "depid", "deps", "hasdep"), optional=("hasdep",))
             at = f"gpu {g} tb {t} step {s}"
             kind = attrs.get("type")
             if kind not in STEP_TYPES:
@@ -311,7 +341,7 @@ class _Reader:
             if cnt < 0 or (cnt == 0 and kind not in ("nop", "s", "r")):
                 self.fail(f"{at}: cnt is {cnt}", "a step moves at least one chunk")
             self.tb["steps"].append(Step(g, t, s, kind, attrs["srcbuf"], srcoff, attrs["dstbuf"], dstoff, cnt,
-                                         depid, deps, self.parser.CurrentLineNumber))
+                                         depid, deps, self.parser.CurrentLineNumber, hasdep or 0))
         else:
             self.fail(f"unknown element <{tag}>", "MSCCL files have algo, gpu, copy, tb and step elements")
 

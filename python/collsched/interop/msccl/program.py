@@ -1,0 +1,464 @@
+"""An MSCCL algorithm as a collsched :class:`~collsched.schedules.program.Program`, with the collective it claims.
+
+:func:`to_program` runs the file the way the runtime does, on symbolic
+chunks (:mod:`~collsched.interop.msccl.layout`):
+
+* each thread block runs its steps in order; a step also waits for the step
+  its ``depid``/``deps`` names (same GPU);
+* a receiving step (``r``, ``rcs``, ``rrs``, ``rrc``, ``rrcs``) pairs with
+  the next sending step (``s``, ``rcs``, ``rrs``, ``rrcs``) of the thread
+  block of its ``recv`` peer that sends to this GPU on the same channel, in
+  order; both move ``cnt`` contiguous chunks;
+* ``rrs``/``rrc``/``rrcs`` reduce what arrives with ``srcbuf[srcoff:]``
+  (``rrc``/``rrcs`` store it at ``dstbuf[dstoff:]``, ``rrs``/``rrcs`` send
+  it on); ``re`` reduces ``srcbuf`` into ``dstbuf`` locally; ``cpy`` copies
+  ``srcbuf`` to ``dstbuf``; ``nop`` only waits; RCCL's ``<copy>`` copies
+  input to output before the first step.
+
+In the Program, a send step is a ``send``, a receive a ``recv`` (the
+message carries the chunks' values as pieces), a reduction a ``compute``
+combining the pieces (cost: the collective's ``task_cost`` pro rata of the
+chunks; 0 by default), and ``cpy``, ``nop`` and ``<copy>`` a ``compute`` of
+cost 0 with no pieces (it takes no time; it only carries the step's
+dependencies). The chunks each GPU's output holds at the end are compared
+with what the collective promises; the Program then goes through
+:func:`collsched.validate` like any algorithm's.
+
+Examples
+--------
+>>> from collsched.interop.msccl.xml_read import EXAMPLE, parse_text
+>>> imp = to_program(parse_text(EXAMPLE))
+>>> imp.collective.kind, imp.program, imp.chunk_bytes
+('allgather', <Program 'ring2': 2 ranks, 4 ops, 2 messages>, 1048576.0)
+>>> [str(op) for op in imp.program][:2]
+['Op(0: h0 send msg 0 to h1 1.04858e+06B [m[0→*]@0[0:1]] after ())', 'Op(1: h1 send msg 1 to h0 1.04858e+06B [m[1→*]@0[0:1]] after ())']
+>>> bad = EXAMPLE.replace('type="r" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0"', 'type="r" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1"')
+>>> to_program(parse_text(bad, source="bad.xml"))
+Traceback (most recent call last):
+...
+collsched.errors.ValidationError: bad.xml:12: gpu 1 tb 0 step 1: output chunk 1 holds m[0→*]@0 fragment 0, expected m[1→*]@0 fragment 0; output chunk 0 is never written (the file does not implement allgather)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...collectives import AllGather, AllReduce, AllToAll, ReduceScatter
+from ...errors import FormatError, ValidationError
+from ...schedules.program import COMPUTE, RECV, SEND, Program, piece_row
+from ...schedules.values import REDUCED, Piece, Value
+from .deadlock import order
+from .layout import Layout, token_text
+from .xml_read import RECEIVES, SENDS, Algo, Step
+
+__all__ = ["Imported", "to_program", "DEFAULT_SIZE"]
+
+DEFAULT_SIZE = float(2 ** 20)
+"""The collective's ``size`` when none is given (1 MiB: an allgather's block, a reducescatter's result block,
+an allreduce's vector, an alltoall's message)."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    """An MSCCL file read into collsched.
+
+    Attributes
+    ----------
+    algo : Algo
+        The parsed file.
+    program : Program
+        One loop of the algorithm; ranks are the first ``ngpus`` hosts of the platform.
+    collective : Collective
+        What the file claims to implement, on those hosts, with the ``size`` asked for.
+    chunk_bytes : float
+        Bytes of one chunk.
+    inplace : bool
+        The mode the program was read in.
+
+    Examples
+    --------
+    >>> from collsched.interop.msccl.xml_read import EXAMPLE, parse_text
+    >>> imp = to_program(parse_text(EXAMPLE), size=8e6)
+    >>> imp.collective, imp.chunk_bytes, imp.inplace
+    (AllGather(participants=('h0', 'h1'), size=8000000.0), 8000000.0, True)
+    """
+
+    algo: Algo
+    program: Program
+    collective: object
+    chunk_bytes: float
+    inplace: bool
+
+
+def _collective(kind: str, hosts, size: float, task_cost: float):
+    if kind == "allgather":
+        return AllGather(participants=hosts, size=size)
+    if kind == "reducescatter":
+        return ReduceScatter(participants=hosts, size=size, task_cost=task_cost)
+    if kind == "allreduce":
+        return AllReduce(participants=hosts, size=size, task_cost=task_cost)
+    return AllToAll(senders=hosts, size=size)
+
+
+def _chunk_bytes(lay: Layout, size: float) -> float:
+    """Bytes of a chunk when the collective's ``size`` is ``size`` (see :data:`DEFAULT_SIZE`)."""
+    if lay.kind in ("allgather", "alltoall"):
+        return size / lay.per
+    if lay.kind == "reducescatter":
+        return size * lay.n / lay.nchunks
+    return size / lay.nchunks
+
+
+class _Columns:
+    """The columns of a Program, appended op by op (ops come in an order where every dependency is earlier)."""
+
+    def __init__(self):
+        self.rank, self.kind, self.peer, self.msg, self.size = [], [], [], [], []
+        self.deps: list[tuple[int, ...]] = []
+        self.pieces: list[list[tuple[int, ...]]] = []
+        self.sets: dict[int, int] = {}
+        self.messages = 0
+
+    def add(self, rank, kind, peer, msg, size, pieces, deps) -> int:
+        self.rank.append(rank)
+        self.kind.append(kind)
+        self.peer.append(peer)
+        self.msg.append(msg)
+        self.size.append(float(size))
+        self.deps.append(tuple(sorted(set(deps))))
+        self.pieces.append([piece_row(p, self.sets) for p in pieces])
+        return len(self.rank) - 1
+
+    def build(self, ranks, denominator: int, name: str) -> Program:
+        def frozen(a):
+            a.setflags(write=False)
+            return a
+
+        n = len(self.rank)
+        dep_ptr = np.zeros(n + 1, dtype=np.int64)
+        dep_ptr[1:] = np.cumsum([len(d) for d in self.deps])
+        piece_ptr = np.zeros(n + 1, dtype=np.int64)
+        piece_ptr[1:] = np.cumsum([len(p) for p in self.pieces])
+        rows = [row for ps in self.pieces for row in ps]
+        return Program(ranks=tuple(ranks), denominator=denominator,
+                       op_rank=frozen(np.array(self.rank, dtype=np.int64)),
+                       op_kind=frozen(np.array(self.kind, dtype=np.int64)),
+                       op_peer=frozen(np.array(self.peer, dtype=np.int64)),
+                       op_msg=frozen(np.array(self.msg, dtype=np.int64)),
+                       op_size=frozen(np.array(self.size, dtype=np.float64)),
+                       dep_ptr=frozen(dep_ptr),
+                       dep_idx=frozen(np.array([d for ds in self.deps for d in ds], dtype=np.int64)),
+                       piece_ptr=frozen(piece_ptr),
+                       pieces=frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
+                       name=name, operand_sets=tuple(self.sets))
+
+
+def _pieces(tokens) -> list[Piece]:
+    """Chunk contents as pieces, adjacent fragments of one value merged."""
+    out: list[Piece] = []
+    for value, k in tokens:
+        if out and out[-1].value == value and out[-1].end == k:
+            out[-1] = Piece(value, out[-1].start, k + 1)
+        else:
+            out.append(Piece(value, k, k + 1))
+    return out
+
+
+def _combine(a, b, st: Step):
+    """The reduction of two chunk contents (disjoint operand sets of one fragment)."""
+    va, ka = a
+    vb, kb = b
+    if va.kind != REDUCED or vb.kind != REDUCED:
+        raise ValidationError(f"{st.at}: reduces {token_text(a)} with {token_text(b)}, which are not operands "
+                              "of a reduction", fix="reduce only in reducescatter and allreduce files")
+    if ka != kb:
+        raise ValidationError(f"{st.at}: reduces fragment {ka} with fragment {kb} ({token_text(a)}, "
+                              f"{token_text(b)})", fix="reduce chunks at the same offset of the vector")
+    if va.a & vb.a:
+        raise ValidationError(f"{st.at}: reduces {token_text(a)} with {token_text(b)}: an operand would be "
+                              "counted twice", fix="reduce disjoint partial sums")
+    return Value(REDUCED, 0, va.a | vb.a, 0), ka
+
+
+class _Run:
+    """The symbolic execution of one MSCCL file (see the module docstring)."""
+
+    def __init__(self, algo: Algo, lay: Layout, chunk: float, task_cost: float):
+        self.algo, self.lay, self.chunk, self.task_cost = algo, lay, chunk, task_cost
+        self.steps: list[Step] = []
+        self.tb_peer: list[tuple[int, int]] = []
+        index = {}
+        for g in algo.gpus:
+            for tb in g.tbs:
+                for st in tb.steps:
+                    index[(g.id, tb.id, st.s)] = len(self.steps)
+                    self.steps.append(st)
+                    self.tb_peer.append((tb.send, tb.recv))
+        self.index = index
+        self.state = [dict(lay.initial(g.id)) for g in algo.gpus]
+        self.writer: list[dict] = [dict() for _ in algo.gpus]
+        self.cols = _Columns()
+        self.last_op = [-1] * len(self.steps)
+        self.sent: dict[int, tuple[int, list]] = {}
+
+    def where(self, line: int) -> str:
+        return self.algo.where(line)
+
+    def waits(self) -> tuple[list[list[int]], dict[int, int]]:
+        """What each step waits for, and the send each receiving step pairs with."""
+        algo = self.algo
+        waits: list[list[int]] = [[] for _ in self.steps]
+        queues: dict[tuple[int, int, int], list[int]] = {}
+        owners: dict[tuple[str, int, int, int], int] = {}
+        for g in algo.gpus:
+            for tb in g.tbs:
+                for role, peer in (("send", tb.send), ("recv", tb.recv)):
+                    if peer < 0:
+                        continue
+                    key = (role, g.id, peer, tb.chan)
+                    if key in owners and any((st.type in SENDS if role == "send" else st.type in RECEIVES)
+                                             for st in tb.steps):
+                        raise FormatError(f"gpu {g.id}: tb {owners[key]} and tb {tb.id} both {role} "
+                                          f"{'to' if role == 'send' else 'from'} gpu {peer} on channel {tb.chan}",
+                                          where=self.where(tb.line),
+                                          fix="give each peer one thread block per direction and channel")
+                    owners.setdefault(key, tb.id)
+                for st in tb.steps:
+                    i = self.index[(g.id, tb.id, st.s)]
+                    if st.s > 0:
+                        waits[i].append(i - 1)
+                    if st.depid >= 0:
+                        waits[i].append(self.index[(g.id, st.depid, st.deps)])
+                    if st.type in SENDS:
+                        queues.setdefault((g.id, tb.send, tb.chan), []).append(i)
+        pairs: dict[int, int] = {}
+        taken: dict[tuple[int, int, int], int] = {}
+        for g in algo.gpus:
+            for tb in g.tbs:
+                for st in tb.steps:
+                    if st.type not in RECEIVES:
+                        continue
+                    key = (tb.recv, g.id, tb.chan)
+                    sends = queues.get(key, [])
+                    k = taken.get(key, 0)
+                    if k >= len(sends):
+                        raise ValidationError(f"{st.at}: receives from gpu {tb.recv} on channel {tb.chan}, but "
+                                              f"gpu {tb.recv} sends only {len(sends)} times to gpu {g.id} there",
+                                              where=self.where(st.line),
+                                              fix="pair every receive with a send of the peer, in order")
+                    taken[key] = k + 1
+                    s = sends[k]
+                    if self.steps[s].cnt != st.cnt:
+                        raise ValidationError(f"{st.at}: receives {st.cnt} chunks but its send "
+                                              f"({self.steps[s].where}) sends {self.steps[s].cnt}",
+                                              where=self.where(st.line), fix="give paired steps the same cnt")
+                    i = self.index[(g.id, tb.id, st.s)]
+                    pairs[i] = s
+                    waits[i].append(s)
+        for key, sends in queues.items():
+            if taken.get(key, 0) < len(sends):
+                st = self.steps[sends[taken.get(key, 0)]]
+                raise ValidationError(f"{st.at}: sends to gpu {key[1]} on channel {key[2]}, but no receive of "
+                                      f"gpu {key[1]} pairs with it", where=self.where(st.line),
+                                      fix="add the receiving step, or remove the send")
+        return waits, pairs
+
+    def read(self, g: int, buf: str, off: int, cnt: int, st: Step) -> list:
+        out = []
+        for x in range(off, off + cnt):
+            slot = self.lay.slot(g, buf, x)
+            token = self.state[g].get(slot)
+            if token is None:
+                raise ValidationError(f"{st.at}: reads {buf}[{x}], which holds nothing yet (no step before it "
+                                      "writes there)", where=self.where(st.line),
+                                      fix="make the step depend on the step that brings the chunk")
+            out.append(token)
+        return out
+
+    def write(self, g: int, buf: str, off: int, tokens, st: Step) -> None:
+        for x, token in enumerate(tokens):
+            slot = self.lay.slot(g, buf, off + x)
+            self.state[g][slot] = token
+            self.writer[g][slot] = st
+
+    def reduce(self, g: int, st: Step, local, incoming, deps) -> tuple[list, int]:
+        """Compute ops combining ``incoming`` with ``local`` chunk by chunk (adjacent chunks in one op)."""
+        results = [_combine(a, b, st) for a, b in zip(local, incoming)]
+        last = -1
+        x = 0
+        while x < len(results):
+            y = x + 1
+            while y < len(results) and results[y][0] == results[x][0] and local[y][0] == local[x][0] \
+                    and incoming[y][0] == incoming[x][0] and results[y][1] == results[y - 1][1] + 1:
+                y += 1
+            ins = _pieces(local[x:y]) + _pieces(incoming[x:y])
+            out = _pieces(results[x:y])[0]
+            cost = self.task_cost * (y - x) / self.lay.nchunks
+            last = self.cols.add(g, COMPUTE, -1, -1, cost, ins + [out], deps)
+            deps = [last]
+            x = y
+        return results, last
+
+    def run(self, i: int, pairs: dict[int, int], waits: list[list[int]]) -> None:
+        st, cols = self.steps[i], self.cols
+        g = st.gpu
+        send_peer, recv_peer = self.tb_peer[i]
+        deps = [self.last_op[w] for w in waits[i] if w not in (pairs.get(i),)]
+        kind = st.type
+        if kind in ("nop", "cpy"):
+            self.last_op[i] = cols.add(g, COMPUTE, -1, -1, 0.0, (), deps)
+            if kind == "cpy":
+                self.write(g, st.dstbuf, st.dstoff, self.read(g, st.srcbuf, st.srcoff, st.cnt, st), st)
+            return
+        if kind == "re":
+            local = self.read(g, st.dstbuf, st.dstoff, st.cnt, st)
+            results, last = self.reduce(g, st, local, self.read(g, st.srcbuf, st.srcoff, st.cnt, st), deps)
+            self.write(g, st.dstbuf, st.dstoff, results, st)
+            self.last_op[i] = last
+            return
+        tokens = None
+        if kind in RECEIVES:
+            msg, tokens = self.sent.pop(pairs[i])
+            deps = [cols.add(g, RECV, recv_peer, msg, st.cnt * self.chunk, (), deps)]
+            self.last_op[i] = deps[0]
+            if kind in ("rrs", "rrc", "rrcs"):
+                tokens, last = self.reduce(g, st, self.read(g, st.srcbuf, st.srcoff, st.cnt, st), tokens, deps)
+                deps = [last]
+                self.last_op[i] = last
+            if kind in ("r", "rcs", "rrc", "rrcs"):
+                self.write(g, st.dstbuf, st.dstoff, tokens, st)
+        if kind in SENDS:
+            if tokens is None:
+                tokens = self.read(g, st.srcbuf, st.srcoff, st.cnt, st)
+            msg = cols.messages
+            cols.messages += 1
+            self.last_op[i] = cols.add(g, SEND, send_peer, msg, st.cnt * self.chunk, _pieces(tokens), deps)
+            self.sent[i] = (msg, tokens)
+
+    def finish(self) -> None:
+        """Compare each GPU's output with what the collective promises; raise naming the first GPU that differs."""
+        for g in self.algo.gpus:
+            have = self.state[g.id]
+            wrong, empty = [], []
+            for slot, want in self.lay.expected(g.id).items():
+                got = have.get(slot)
+                if got == want:
+                    continue
+                (empty if got is None else wrong).append((slot, got, want))
+            if not wrong and not empty:
+                continue
+            parts = []
+            line = g.line
+            at = f"gpu {g.id}"
+            if wrong:
+                slot, got, want = wrong[0]
+                st = self.writer[g.id].get(slot)
+                if st is not None:
+                    at, line = st.at, st.line
+                parts.append(f"{self.lay.output_name(slot, g.id)} holds {token_text(got)}, expected {token_text(want)}")
+            if empty:
+                names = [self.lay.output_name(s, g.id) for s, _, _ in empty]
+                shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+                parts.append(f"{shown} {'is' if len(names) == 1 else 'are'} never written")
+            raise ValidationError(f"{at}: " + "; ".join(parts), where=self.where(line),
+                                  fix=f"the file does not implement {self.lay.kind}")
+
+
+def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_cost: float = 0.0,
+               inplace: bool | None = None) -> Imported:
+    """Run an MSCCL file symbolically: the Program it executes and the collective it claims.
+
+    Parameters
+    ----------
+    algo : Algo
+        From :func:`~collsched.interop.msccl.xml_read.parse`.
+    platform : Platform, optional
+        Its first ``ngpus`` hosts are the GPUs (default: hosts ``h0 .. h{N-1}``).
+    size : float
+        The collective's ``size`` (see :data:`DEFAULT_SIZE`); a chunk is its share.
+    task_cost : float
+        Reductions: flop to combine two whole vectors (pro rata per chunk).
+    inplace : bool, optional
+        The mode to run (default: in place if the file says ``inplace="1"``).
+
+    Returns
+    -------
+    Imported
+
+    Raises
+    ------
+    FormatError
+        A collective collsched does not read (broadcast, reduce, custom), a
+        chunk count that is not a multiple of ``ngpus``, two thread blocks
+        of a GPU on the same peer, direction and channel, a platform with
+        fewer hosts than ``ngpus``.
+    ValidationError
+        A deadlock (naming the cycle of waits), a receive with no send or a
+        send with no receive, a chunk read before anything is written there,
+        a reduction of overlapping sums or of different fragments, an output
+        chunk that does not end with the value the collective promises
+        (naming the step that wrote it last, or the chunks never written).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.interop.msccl.xml_read import EXAMPLE, parse_text
+    >>> g = cs.topologies.dgx2(1)
+    >>> imp = to_program(parse_text(EXAMPLE), g)
+    >>> imp.program.ranks, imp.program.denominator
+    (('h0', 'h1'), 1)
+    >>> cs.validate(g, imp.collective, imp.program)
+    """
+    n = len(algo.gpus)
+    if platform is None:
+        hosts = [f"h{g}" for g in range(n)]
+        index = list(range(n))
+    else:
+        if len(platform.hosts) < n:
+            raise FormatError(f"the file has {n} gpus, the platform {len(platform.hosts)} hosts",
+                              where=algo.where(algo.line), fix="simulate it on a platform with as many GPUs")
+        hosts = list(platform.hosts[:n])
+        index = [platform.host_index(h) for h in hosts]
+    mode = algo.inplace if inplace is None else inplace
+    try:
+        lay = Layout(algo.coll, ngpus=n, nchunks=algo.nchunksperloop, inplace=mode, hosts=index)
+    except FormatError as exc:
+        raise FormatError(exc.what, where=algo.where(algo.line), fix=exc.fix) from None
+    _check_sizes(algo, lay)
+    chunk = _chunk_bytes(lay, float(size))
+    run = _Run(algo, lay, chunk, task_cost)
+    waits, pairs = run.waits()
+    steps = run.steps
+
+    def describe(i: int) -> str:
+        return steps[i].where
+
+    try:
+        sequence = order(waits, describe)
+    except ValidationError as exc:  # the message names each step with its line
+        raise ValidationError(exc.what, where=algo.source, fix=exc.fix) from None
+    for g in algo.gpus:
+        for c in g.copies:
+            st = Step(g.id, -1, -1, "cpy", "i", c.i_off, "o", c.o_off, c.cnt, -1, -1, c.line)
+            run.write(g.id, "o", c.o_off, run.read(g.id, "i", c.i_off, c.cnt, st), st)
+    for i in sequence:
+        run.run(i, pairs, waits)
+    run.finish()
+    program = run.cols.build(hosts, lay.denominator, algo.name or "msccl")
+    return Imported(algo, program, _collective(lay.kind, hosts, float(size), task_cost), chunk, mode)
+
+
+def _check_sizes(algo: Algo, lay: Layout) -> None:
+    """Input and output buffers as large as the collective needs (in place: the one that holds both)."""
+    need = lay.sizes()
+    for g in algo.gpus:
+        for buf in ("i", "o"):
+            if lay.slot(g.id, buf, 0)[0] != buf:
+                continue  # in place: this buffer is a part of the other
+            if g.chunks(buf) != need[buf]:
+                name = {"i": "i_chunks", "o": "o_chunks"}[buf]
+                raise FormatError(f"gpu {g.id}: {name} is {g.chunks(buf)}, but {lay.kind} over {lay.n} gpus with "
+                                  f"nchunksperloop {lay.nchunks} needs {need[buf]}", where=algo.where(g.line),
+                                  fix=f"set {name}=\"{need[buf]}\"")
