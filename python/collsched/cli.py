@@ -28,6 +28,7 @@ from rich.table import Table
 
 from .cli_collective import collective_app
 from .cli_common import Interrupted, Steps, check_output, console, parse_options
+from .cli_msccl import msccl_app
 from .cli_platform import platform_app
 from .errors import CollschedError
 
@@ -35,6 +36,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Plan, certify, simulate and run collective communications on heterogeneous platforms.")
 app.add_typer(platform_app, name="platform")
 app.add_typer(collective_app, name="collective")
+app.add_typer(msccl_app, name="msccl")
 
 _state = {"debug": False, "argv": []}
 

@@ -1,0 +1,114 @@
+"""``collsched msccl {check,simulate,export}``: MSCCL XML algorithm files, checked, simulated and written.
+
+Examples
+--------
+>>> msccl_app.info.help
+'Check, simulate and write MSCCL XML algorithm files.'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .cli_common import check_output, console
+
+__all__ = ["msccl_app"]
+
+msccl_app = typer.Typer(no_args_is_help=True, help="Check, simulate and write MSCCL XML algorithm files.")
+
+
+def _platform(text: Optional[str]):
+    """A platform file, or a GPU fabric by name: dgx2, ndv2, dgx_a100, mi250, optionally with a count (``mi250:2``)."""
+    if text is None:
+        return None
+    from . import topologies
+    from .errors import CollschedError
+
+    name, _, count = text.partition(":")
+    if name in ("dgx2", "ndv2", "dgx_a100", "mi250") and not Path(text).exists():
+        try:
+            n = int(count) if count else 1
+        except ValueError:
+            raise CollschedError(f"platform {text!r}: {count!r} is not a number", fix="write e.g. mi250:2") from None
+        return getattr(topologies, name)(n)
+    from .platform.io import load_platform
+
+    return load_platform(Path(text))
+
+
+_PLATFORM_HELP = "A platform file, or a GPU fabric: dgx2, ndv2, dgx_a100, mi250 (':N' for N boxes, e.g. mi250:2)."
+
+
+@msccl_app.command("check")
+def check_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm file."),
+                  platform: Optional[str] = typer.Option(None, help=_PLATFORM_HELP + " Default: a star of ngpus hosts.")):
+    """Check that the file implements its collective, cannot deadlock, and will be used by the runtime."""
+    from .interop import msccl
+
+    result = msccl.check(file, _platform(platform))
+    for w in result.warnings:
+        console.print(str(w), soft_wrap=True, markup=False)
+    console.print(f"{file}: {result.summary()}", soft_wrap=True, markup=False)
+
+
+@msccl_app.command("simulate")
+def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm file."),
+                     platform: str = typer.Argument(..., help=_PLATFORM_HELP),
+                     size: str = typer.Option("1MiB", metavar="BYTES", help="The collective's size: an allgather's "
+                                              "block per GPU, a reducescatter's result block, an allreduce's vector."),
+                     gantt: Optional[Path] = typer.Option(None, help="Also draw a Gantt chart (.png, .svg or .pdf).")):
+    """Simulate the file on a platform under Fluid: makespan, algorithm bandwidth, gap to the bound."""
+    from . import bounds
+    from .interop import msccl
+    from .simulation import models, simulate
+    from .units import format_quantity, parse as parse_quantity
+
+    check_output(gantt, (".png", ".svg", ".pdf"), option="--gantt")
+    p = _platform(platform)
+    nbytes = parse_quantity(size, "size")
+    result = msccl.check(file, p, size=nbytes)
+    imp = result.imported
+    model = models.Fluid()
+    r = simulate(p, imp.program, imp.collective, model=model)
+    bound = bounds.collective_bound(p, imp.collective, model=model)
+    call = msccl.call_bytes(imp.collective)
+    gap = "" if bound is None else f", bound {bound.value * 1e6:.3f} us ({bound.name}), gap {r.makespan / bound.value - 1:+.1%}"
+    console.print(f"{file}: {imp.collective.kind} of {format_quantity(call, 'size')} on {len(imp.program.ranks)} "
+                  f"gpus: makespan {r.makespan * 1e6:.3f} us, algorithm bandwidth "
+                  f"{call / r.makespan / 1e9:.2f} GB/s{gap}", soft_wrap=True, markup=False)
+    if gantt is not None:
+        from .report.gantt import gantt as draw
+
+        draw(r, gantt, platform=p)
+        console.print(f"wrote {gantt}", soft_wrap=True, markup=False)
+
+
+@msccl_app.command("export")
+def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
+                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter or "
+                                                               "allreduce over the platform's first hosts."),
+                   schedule: Path = typer.Argument(..., help="Schedule or program file (.json) planned for them."),
+                   output: Path = typer.Option(..., "-o", "--output", help="Where to write the MSCCL file (.xml)."),
+                   proto: str = typer.Option("Simple", help="Simple, LL or LL128."),
+                   min_bytes: Optional[int] = typer.Option(None, help="minBytes (default: the planned size)."),
+                   max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: the planned size)."),
+                   registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing it (.xml).")):
+    """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
+    from .collective_io import load_collective
+    from .interop import msccl
+    from .schedules.io import load_program_or_schedule
+
+    check_output(output, (".xml",), option="-o")
+    check_output(registration, (".xml",), option="--registration")
+    p = _platform(platform)
+    c = load_collective(collective)
+    s = load_program_or_schedule(schedule)
+    msccl.write(output, p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    result = msccl.check(output, p, size=c.size)
+    console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)
+    if registration is not None:
+        msccl.write_registration(registration, [output])
+        console.print(f"wrote {registration}", soft_wrap=True, markup=False)
