@@ -20,11 +20,11 @@ Examples
 'valid allgather on 4 gpus (in place): 16 thread blocks, 96 steps, 1.049MB per chunk per rank (4 chunks per loop), 0 warnings'
 """
 
-from .check import Checked, check, read
+from .check import Checked, check, check_text, read
 from .export import call_bytes, to_xml, write, write_registration
 from .lint import Finding, lint
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "write", "to_xml", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+__all__ = ["read", "check", "check_text", "write", "to_xml", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

@@ -24,7 +24,7 @@ from .lint import Finding, lint
 from .program import DEFAULT_SIZE, Imported, to_program
 from .xml_read import parse
 
-__all__ = ["Checked", "check", "read"]
+__all__ = ["Checked", "check", "check_text", "read"]
 
 
 def read(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE, task_cost: float = 0.0,
@@ -126,7 +126,24 @@ def check(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE) -> Che
     ...
     collsched.errors.FormatError: /no/such.xml: cannot read: No such file or directory (check the path)
     """
-    algo = parse(path)
+    return _check(parse(path), platform, size)
+
+
+def check_text(text: str, platform=None, *, size: float = DEFAULT_SIZE, source: str = "<text>") -> Checked:
+    """:func:`check` of XML text rather than a file.
+
+    Examples
+    --------
+    >>> from collsched.interop.msccl.xml_read import EXAMPLE
+    >>> check_text(EXAMPLE).imported.collective.kind
+    'allgather'
+    """
+    from .xml_read import parse_text
+
+    return _check(parse_text(text, source=source), platform, size)
+
+
+def _check(algo, platform, size: float) -> Checked:
     if platform is None:
         from ...platform.topologies import star
 
