@@ -30,8 +30,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("schedules", ("collsched.schedules",)),
     ("algorithms/simulation", ("collsched.algorithms", "collsched.simulation")),
     ("planner", ("collsched.bounds", "collsched.compare", "collsched.planner")),
-    ("report/runtime/studies", ("collsched.report", "collsched.runtime", "collsched.studies", "collsched.demo")),
+    ("report/runtime/studies", ("collsched.report", "collsched.runtime", "collsched.studies", "collsched.demo",
+                                "collsched.interop")),
     ("CLI", ("collsched.cli", "collsched.cli_common", "collsched.cli_collective", "collsched.cli_platform",
+             "collsched.cli_msccl",
              "collsched")),
 ]
 

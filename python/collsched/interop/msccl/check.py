@@ -84,7 +84,14 @@ class Checked:
     warnings: tuple[Finding, ...]
 
     def summary(self) -> str:
-        """One line: the collective, GPUs, thread blocks, steps, bytes per chunk per rank, warnings."""
+        """One line: the collective, GPUs, thread blocks, steps, bytes per chunk per rank, warnings.
+
+        Examples
+        --------
+        >>> from collsched.interop.msccl.xml_read import EXAMPLE
+        >>> check_text(EXAMPLE).summary()
+        'valid allgather on 2 gpus (in place): 2 thread blocks, 4 steps, 1.049MB per chunk per rank (2 chunks per loop), 0 warnings'
+        """
         a, imp = self.imported.algo, self.imported
         tbs = sum(len(g.tbs) for g in a.gpus)
         mode = "in place" if imp.inplace else "out of place"

@@ -204,7 +204,13 @@ class Gpu:
     line: int
 
     def chunks(self, buf: str) -> int:
-        """The size of buffer ``buf`` (``"i"``, ``"o"``, ``"s"``) in chunks."""
+        """The size of buffer ``buf`` (``"i"``, ``"o"``, ``"s"``) in chunks.
+
+        Examples
+        --------
+        >>> Gpu(0, 2, 8, 1, (), (), 2).chunks("s")
+        1
+        """
         return {"i": self.i_chunks, "o": self.o_chunks, "s": self.s_chunks}[buf]
 
 
@@ -258,7 +264,13 @@ class Algo:
         return sum(len(tb.steps) for g in self.gpus for tb in g.tbs)
 
     def where(self, line: int) -> str:
-        """``file:line``."""
+        """``file:line``.
+
+        Examples
+        --------
+        >>> parse_text(EXAMPLE, source="a.xml").where(4)
+        'a.xml:4'
+        """
         return f"{self.source}:{line}"
 
 
