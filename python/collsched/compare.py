@@ -465,6 +465,20 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
                      time.perf_counter() - planned, steady=rate)
 
 
+def _extra_candidate(platform, collective, name: str, given, model: Model, metric: str, seed: int) -> Candidate:
+    """A candidate the caller made (a schedule or a program, e.g. read from an MSCCL file)."""
+    start = time.perf_counter()
+    stage = "validation"
+    try:
+        program = lower_any(platform, collective, given)
+        validate(platform, collective, program)
+        stage = "simulation"
+        result = simulate(platform, program, collective, model=model, seed=seed)
+    except Exception as exc:
+        return Candidate(name, "extra", None, None, None, None, 0.0, time.perf_counter() - start, f"{stage}: {_why(exc)}")
+    return Candidate(name, "extra", None, result, _achieved(result, metric), None, 0.0, time.perf_counter() - start)
+
+
 def _rank(c: Candidate, metric: str) -> tuple:
     if not c.valid:
         return (1, 0.0, c.algorithm)
@@ -472,7 +486,8 @@ def _rank(c: Candidate, metric: str) -> tuple:
 
 
 def compare(platform, collective, *, model: Model | None = None, algorithms: Sequence[str] | None = None,
-            seed: int = 0, steady: bool = True, progress: Callable[[int, int, str], None] | None = None) -> Comparison:
+            seed: int = 0, steady: bool = True, progress: Callable[[int, int, str], None] | None = None,
+            extra: dict | None = None) -> Comparison:
     """Plan, validate and simulate every applicable algorithm (or those named) and rank them.
 
     Parameters
@@ -496,6 +511,10 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
         (planned, validated and simulated, or failed) with the number done
         so far and its name. An exception it raises, and a
         KeyboardInterrupt, propagate unchanged.
+    extra : dict, optional
+        More candidates beside the registered algorithms, ``{name: schedule
+        or program}`` (e.g. ``{"msccl:ring": imported.program}``), validated
+        and simulated like the others (family ``extra``).
 
     Returns
     -------
@@ -552,6 +571,8 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
         candidates.append(_candidate(platform, collective, algo, model, metric, seed, steady))
         if progress is not None:
             progress(done, len(algos), algo.name)
+    for name, given in (extra or {}).items():
+        candidates.append(_extra_candidate(platform, collective, name, given, model, metric, seed))
     bound = _tightest(collective_bound(platform, collective, model=model), candidates, model, metric)
     candidates = sorted((_judged(c, bound) for c in candidates), key=lambda c: _rank(c, metric))
     return Comparison(platform, collective, model, metric, bound, tuple(candidates))

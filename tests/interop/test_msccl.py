@@ -153,3 +153,12 @@ def test_cli_exit_codes(tmp_path):
     assert out.stderr.strip().startswith(f"collsched: error: {bad}:1: ngpus is missing") and out.stderr.count("\n") == 1
     sim = _cli("msccl", "simulate", DATA / "allgather_ring.xml", "dgx2", "--size", "1MiB")
     assert sim.returncode == 0 and "makespan" in sim.stdout and "gap" in sim.stdout
+
+
+def test_compare_with_an_msccl_file(dgx2):
+    imp = msccl.check(DATA / "allgather_ring.xml", dgx2).imported
+    from collsched.compare import compare
+    cmp = compare(dgx2, imp.collective, algorithms=["ring"], extra={"msccl:ring": imp.program})
+    rows = {c.algorithm: c for c in cmp.candidates}
+    assert set(rows) == {"ring", "msccl:ring"} and rows["msccl:ring"].valid
+    assert rows["msccl:ring"].achieved == cs.simulate(dgx2, imp.program, imp.collective, model=cs.models.Fluid()).makespan
