@@ -13,10 +13,12 @@ How a Program becomes MSCCL (:func:`to_xml`):
   written); a value a GPU holds that is not one of its results goes to a
   fresh scratch chunk, and no chunk is ever reused for another value;
 * thread blocks: one per peer a GPU sends to (``send=p recv=-1``), one per
-  peer it receives from, one for local work, all on channel 0; a step of
+  peer it receives from, and blocks for local work, all on channel 0; a step of
   a thread block runs after the previous one, so each keeps the Program's
   order; a computation runs in the thread block of the operation it
-  depends on last;
+  depends on last if that block has nothing else to do before it, else in
+  a thread block for local work whose last step it waits for anyway (a new
+  one if none), so that no step waits for what the Program does not;
 * operations: a send is an ``s`` step, a receive an ``r`` step (then
   ``cpy`` steps if its chunks go to places that are not contiguous), a
   reduction ``cpy`` of its first input then ``re`` of each other input, a
@@ -82,10 +84,24 @@ class _Gpu:
         self.slot_of: dict = {v: s for s, v in lay.initial(g).items()}
         self.target = {v: s for s, v in lay.expected(g).items()}
         self.scratch = 0
+        self.last: dict[tuple[int, int, int], int] = {}   # thread block -> the op its last step belongs to
 
-    def tb(self, send: int, recv: int) -> tuple[int, int]:
-        self.tbs.setdefault((send, recv), [])
-        return send, recv
+    def tb(self, send: int, recv: int, k: int = 0) -> tuple[int, int, int]:
+        self.tbs.setdefault((send, recv, k), [])
+        return send, recv, k
+
+    def local_tb(self, ancestors: int, prefer) -> tuple[int, int, int]:
+        """A thread block for a computation: one whose last operation it already waits for (no false wait)."""
+        def free(key):
+            last = self.last.get(key)
+            return last is None or (ancestors >> last) & 1
+
+        if prefer is not None and free(prefer):
+            return prefer
+        for key in sorted(self.tbs):
+            if key[:2] == (-1, -1) and free(key):
+                return key
+        return self.tb(-1, -1, sum(1 for key in self.tbs if key[:2] == (-1, -1)))
 
     def fresh(self, count: int) -> list[tuple[str, int]]:
         out = [("s", self.scratch + x) for x in range(count)]
@@ -186,7 +202,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
             out.extend((v, k) for k in range(int(r[4]) * scale, int(r[5]) * scale))
         return out
 
-    where: dict[int, tuple[tuple[int, int], int]] = {}   # op -> (tb key, index of its last step)
+    where: dict[int, tuple[tuple[int, int, int], int]] = {}   # op -> (tb key, index of its last step)
+    ancestors: list[int] = []   # op -> bitset of the ops it waits for, directly or not
     carried: dict[int, list] = {}
     order_sent: dict[tuple[int, int], list[int]] = {}
     order_recv: dict[tuple[int, int], list[int]] = {}
@@ -200,6 +217,10 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
         deps = [int(x) for x in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]]
         peer = rank_of.get(int(program.op_peer[i]), -1)
+        mask = 0
+        for dep in deps:
+            mask |= ancestors[dep] | (1 << dep)
+        ancestors.append(mask)
         if k == SEND:
             key = g.tb(peer, -1)
             order_sent.setdefault((g.g, peer), []).append(int(program.op_msg[i]))
@@ -207,7 +228,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
             key = g.tb(-1, peer)
             order_recv.setdefault((peer, g.g), []).append(int(program.op_msg[i]))
         else:
-            key = where[max(deps)][0] if deps else g.tb(-1, -1)
+            key = g.local_tb(mask, where[max(deps)][0] if deps else None)
         steps = g.tbs[key]
         # dependencies on other thread blocks: the latest step of each
         cross: dict[tuple[int, int], int] = {}
@@ -256,6 +277,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         start = len(steps)
         steps.extend(group)
         where[i] = (key, start + len(group) - 1)
+        g.last[key] = i
     for conn, sent in order_sent.items():
         if order_recv.get(conn, []) != sent:
             raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} in another order than they "
