@@ -367,8 +367,8 @@ def write(path: str | Path, platform, collective, schedule_or_program, **options
     >>> g = cs.topologies.star(2)
     >>> c = cs.AllReduce(participants=g.hosts, size=2**20)
     >>> path = write(pathlib.Path(tempfile.mkdtemp()) / "ar.xml", g, c, cs.plan(g, c, algorithm="ring"))
-    >>> path.read_text().count("<tb ")
-    4
+    >>> path.read_text().count("<tb ")  # per GPU: send to the peer, receive from it, one local block
+    6
     """
     options.setdefault("name", Path(path).stem)
     text = to_xml(platform, collective, schedule_or_program, **options)
