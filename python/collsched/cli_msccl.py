@@ -59,8 +59,10 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
                      platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                      size: str = typer.Option("1MiB", metavar="BYTES", help="The collective's size: an allgather's "
                                               "block per GPU, a reducescatter's result block, an allreduce's vector."),
-                     gantt: Optional[Path] = typer.Option(None, help="Also draw a Gantt chart (.png, .svg or .pdf).")):
-    """Simulate the file on a platform under Fluid: makespan, algorithm bandwidth, gap to the bound."""
+                     gantt: Optional[Path] = typer.Option(None, help="Also draw a Gantt chart (.png, .svg or .pdf)."),
+                     compare: bool = typer.Option(False, "--compare", help="Also rank it among collsched's algorithms "
+                                                  "for the same collective and fabric.")):
+    """Simulate the file on a platform under Fluid: makespan, algorithm bandwidth, gap to the bound, busiest link."""
     from . import bounds
     from .interop import msccl
     from .simulation import models, simulate
@@ -79,6 +81,15 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
     console.print(f"{file}: {imp.collective.kind} of {format_quantity(call, 'size')} on {len(imp.program.ranks)} "
                   f"gpus: makespan {r.makespan * 1e6:.3f} us, algorithm bandwidth "
                   f"{call / r.makespan / 1e9:.2f} GB/s{gap}", soft_wrap=True, markup=False)
+    if len(r.link_ids):
+        k = int(r.link_busy.argmax())
+        console.print(f"busiest link {r.link_ids[k]}: busy {r.link_busy[k] * 1e6:.3f} us "
+                      f"({r.link_busy[k] / r.makespan:.0%} of the makespan)", soft_wrap=True, markup=False)
+    if compare:
+        from .compare import compare as rank
+
+        table = rank(p, imp.collective, model=model, extra={f"msccl:{file.stem}": imp.program})
+        console.print(table.table().text(), soft_wrap=True, markup=False)
     if gantt is not None:
         from .report.gantt import gantt as draw
 

@@ -162,3 +162,30 @@ def test_compare_with_an_msccl_file(dgx2):
     rows = {c.algorithm: c for c in cmp.candidates}
     assert set(rows) == {"ring", "msccl:ring"} and rows["msccl:ring"].valid
     assert rows["msccl:ring"].achieved == cs.simulate(dgx2, imp.program, imp.collective, model=cs.models.Fluid()).makespan
+
+
+def test_cli_export_and_simulate_compare(tmp_path):
+    from collsched.collective_io import save_collective
+    from collsched.schedules.io import save_schedule
+
+    g = cs.topologies.ndv2(1)
+    c = cs.ReduceScatter(participants=g.hosts, size=2 ** 20)
+    save_collective(c, tmp_path / "c.json")
+    save_schedule(cs.plan(g, c, algorithm="ring"), tmp_path / "s.json")
+    out = _cli("msccl", "export", "ndv2", tmp_path / "c.json", tmp_path / "s.json", "-o", tmp_path / "rs.xml",
+               "--registration", tmp_path / "algos.xml")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"wrote {tmp_path / 'rs.xml'}: valid reducescatter on 8 gpus (out of place): "
+                                       "64 thread blocks, 848 steps, 1.049MB per chunk per rank (8 chunks per loop), "
+                                       "0 warnings", f"wrote {tmp_path / 'algos.xml'}"]
+    algo = msccl.parse(tmp_path / "rs.xml")
+    assert (algo.coll, algo.min_bytes, algo.max_bytes, algo.inplace, algo.outofplace) == \
+        ("reducescatter", 8 * 2 ** 20, 8 * 2 ** 20, False, True)
+    sim = _cli("msccl", "simulate", tmp_path / "rs.xml", "ndv2", "--size", "1MiB", "--compare")
+    assert sim.returncode == 0, sim.stderr
+    ring = cs.simulate(g, cs.plan(g, c, algorithm="ring"), c, model=cs.models.Fluid()).makespan
+    first = sim.stdout.splitlines()[0]
+    assert f"makespan {ring * 1e6:.3f} us" in first
+    assert any(line.startswith("msccl:rs | ") for line in sim.stdout.splitlines())
+    bad = _cli("msccl", "export", "ndv2", tmp_path / "c.json", tmp_path / "s.json", "-o", tmp_path / "rs.txt")
+    assert bad.returncode == 2 and bad.stderr.startswith("collsched: error: -o ") and "Traceback" not in bad.stderr
