@@ -83,7 +83,9 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
                   f"{call / r.makespan / 1e9:.2f} GB/s{gap}", soft_wrap=True, markup=False)
     if len(r.link_ids):
         k = int(r.link_busy.argmax())
-        console.print(f"busiest link {r.link_ids[k]}: busy {r.link_busy[k] * 1e6:.3f} us "
+        ends = getattr(p.links.get(r.link_ids[k]), "ends", None) if hasattr(p.links, "get") else None
+        shown = f"{r.link_ids[k]} ({ends[0]}-{ends[1]})" if ends else r.link_ids[k]
+        console.print(f"busiest link {shown}: busy {r.link_busy[k] * 1e6:.3f} us "
                       f"({r.link_busy[k] / r.makespan:.0%} of the makespan)", soft_wrap=True, markup=False)
     if compare:
         from .compare import compare as rank
