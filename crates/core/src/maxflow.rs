@@ -80,6 +80,7 @@ pub struct FlowNetwork {
     order: Vec<usize>,
     dirty: bool,
     side: Vec<bool>,
+    flow: Vec<i128>,
 }
 
 impl FlowNetwork {
@@ -131,6 +132,11 @@ impl FlowNetwork {
     /// The capacity of arc `arc`.
     pub fn capacity(&self, arc: usize) -> Result<i128, FlowError> {
         self.cap.get(arc).copied().ok_or(FlowError::BadArc(arc))
+    }
+
+    /// The flow on every arc (by arc index) after the last [`max_flow`](Self::max_flow).
+    pub fn arc_flows(&self) -> Vec<i128> {
+        self.flow.clone()
     }
 
     /// The nodes reachable from the sources in the residual network of the last flow (by node index).
@@ -253,6 +259,7 @@ impl FlowNetwork {
                 }
             }
         }
+        self.flow = (0..self.cap.len()).map(|a| res[2 * a + 1]).collect();
         // residual reach of the sources
         self.side.iter_mut().for_each(|x| *x = false);
         queue.clear();
@@ -413,6 +420,9 @@ mod tests {
             g.add_arc(u, v, c).unwrap();
         }
         assert_eq!(g.max_flow(&[0], &[3, 4], None).unwrap(), 4);
+        let f = g.arc_flows();
+        assert_eq!(f[0] + f[1], 4);
+        assert_eq!(f[2] + f[3] + f[4] + f[5], 4, "what leaves the source reaches the sinks");
         assert_eq!(g.max_flow(&[0, 2], &[3], None).unwrap(), 7);
         let queries = vec![(vec![0], vec![3]), (vec![0], vec![4]), (vec![0, 1], vec![4])];
         assert_eq!(g.min_max_flow(&queries, None).unwrap(), (2, 1));

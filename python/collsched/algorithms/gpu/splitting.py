@@ -52,10 +52,12 @@ Three GPUs on one switch: the switch splits off (here into a ring) and the rate 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
+from ..._core import FlowNetwork
 from .capacity import CapacityGraph, capacity_graph, flow_network  # noqa: F401 (capacity_graph: doctests)
 from .cut_bound import best_rate
 
@@ -146,11 +148,8 @@ class _Splitter:
         self.dropped.append(f"{why}: {_gbps(Fraction(lost, self.scale))} dropped")
         x, _ = best_rate(self.n, self.tail, self.head, self.cap, self.N)
         if x < self.rate:
-            q = x.denominator
-            self.scale *= q
+            self.rebase(x.denominator)
             self.rate = x.numerator
-            for i, c in enumerate(self.cap):
-                self.set_cap(i, c * q)
             for a in self.source_arcs:
                 self.net.set_capacity(a, self.rate)
 
@@ -163,26 +162,102 @@ class _Splitter:
         value, _ = self.net.min_max_flow(queries, self.K + most)
         return max(0, value - self.K)
 
+    def rebase(self, q: int) -> None:
+        """Multiply every capacity and the rate by ``q`` (finer units)."""
+        if q == 1:
+            return
+        self.scale *= q
+        self.rate *= q
+        for i, c in enumerate(self.cap):
+            if c:
+                self.set_cap(i, c * q)
+        for a in self.source_arcs:
+            self.net.set_capacity(a, self.rate)
+
+    def admissible(self) -> bool:
+        """``λ(s, v) >= K`` for every participant ``v`` (``N`` flows, each stopped at ``K``)."""
+        queries = [([self.s], [v]) for v in range(self.N)]
+        return self.net.min_max_flow(queries, self.K)[0] >= self.K
+
+    def split_at_once(self, w: int, pairs: list) -> bool:
+        """Try one complete splitting of ``w`` spread over the allowed pairs; keep it if admissible.
+
+        Each in-arc is shared among its allowed out-arcs in proportion to
+        their capacities (exact after rebasing), clipped by what the out-arcs
+        have left; a bipartite maximum flow completes the rest if it can.
+        The whole is kept only if every participant keeps ``λ(s, v) >= K``.
+        """
+        ins = sorted({i for i, _, _ in pairs})
+        outs = sorted({j for _, j, _ in pairs})
+        partners: dict = {}
+        for i, j, _ in pairs:
+            partners[i] = partners.get(i, 0) + self.cap[j]
+        q = 1
+        for i, j, _ in pairs:
+            q = math.lcm(q, Fraction(self.cap[i] * self.cap[j], partners[i]).denominator)
+        if q > 1 << 20:
+            return False
+        self.rebase(q)
+        cin, cout = dict((i, self.cap[i]) for i in ins), dict((j, self.cap[j]) for j in outs)
+        y = {}
+        for i, j, _ in pairs:
+            share = min(self.cap[i] * self.cap[j] // (partners[i] * q), cin[i], cout[j])
+            y[i, j] = share
+            cin[i] -= share
+            cout[j] -= share
+        if any(cin.values()) or any(cout.values()):  # complete by a transport flow over the allowed pairs
+            net = FlowNetwork(len(ins) + len(outs) + 2)
+            src, dst = len(ins) + len(outs), len(ins) + len(outs) + 1
+            row = {i: k for k, i in enumerate(ins)}
+            col = {j: len(ins) + k for k, j in enumerate(outs)}
+            for i in ins:
+                net.add_arc(src, row[i], cin[i])
+            for j in outs:
+                net.add_arc(col[j], dst, cout[j])
+            mid = [net.add_arc(row[i], col[j], FlowNetwork.INFINITE) for i, j, _ in pairs]
+            if net.max_flow([src], [dst]) < sum(cin.values()) or sum(cin.values()) != sum(cout.values()):
+                return False
+            flows = net.arc_flows()
+            for (i, j, _), a in zip(pairs, mid):
+                y[i, j] += flows[a]
+        before = {i: self.cap[i] for i in ins + outs}
+        made = []
+        for (i, j, path) in pairs:
+            if y[i, j]:
+                made.append((self.tail[i], self.head[j], path, y[i, j]))
+        for i in ins + outs:
+            self.set_cap(i, 0)
+        added = []
+        for u, t, path, c in made:
+            self.add(u, t, path, c)
+            added.append((u, t, path, c))
+        if self.admissible():
+            return True
+        for u, t, path, c in added:  # undo
+            k = self.by_key[u, t, path]
+            self.set_cap(k, self.cap[k] - c)
+        for i, c in before.items():
+            self.set_cap(i, c)
+        return False
+
     def split(self, w: int, allowed: Callable[[int, int, tuple], bool]) -> None:
         """Split off every admissible pair at switch ``w``; drop what is left."""
         ins = [i for i in range(len(self.cap)) if self.head[i] == w and self.cap[i] > 0]
         outs = [i for i in range(len(self.cap)) if self.tail[i] == w and self.cap[i] > 0]
-        for i in ins:
-            u = self.tail[i]
-            for j in outs:
-                if self.cap[i] == 0:
-                    break
-                t = self.head[j]
-                if self.cap[j] == 0 or t == u:
-                    continue
-                path = self.path[i] + self.path[j]
-                if not allowed(u, t, path):
-                    continue
-                gamma = self.amount(u, w, t, min(self.cap[i], self.cap[j]))
-                if gamma > 0:
-                    self.set_cap(i, self.cap[i] - gamma)
-                    self.set_cap(j, self.cap[j] - gamma)
-                    self.add(u, t, path, gamma)
+        pairs = [(i, j, self.path[i] + self.path[j]) for i in ins for j in outs
+                 if self.tail[i] != self.head[j] and allowed(self.tail[i], self.head[j], self.path[i] + self.path[j])]
+        for i, j, path in pairs:  # one pair at a time, the largest admissible amount (ForestColl's order)
+            if self.cap[i] == 0 or self.cap[j] == 0:
+                continue
+            u, t = self.tail[i], self.head[j]
+            gamma = self.amount(u, w, t, min(self.cap[i], self.cap[j]))
+            if gamma > 0:
+                self.set_cap(i, self.cap[i] - gamma)
+                self.set_cap(j, self.cap[j] - gamma)
+                self.add(u, t, path, gamma)
+        rest = [(i, j, path) for i, j, path in pairs if self.cap[i] and self.cap[j]]
+        if rest and sum(self.cap[i] for i in ins) == sum(self.cap[j] for j in outs):
+            self.split_at_once(w, rest)  # greedy order stuck: one spread splitting of the rest, if admissible
         left = [i for i in ins + outs if self.cap[i] > 0]
         if left:
             cin = sum(self.cap[i] for i in ins)
@@ -192,7 +267,7 @@ class _Splitter:
 
 
 def _gbps(x: Fraction) -> str:
-    return f"{float(x) / 1e9:.6g} GB/s"
+    return f"{float(x) / 1e9:.6g} GB/s" if x >= 10**6 else f"{float(x):.6g} bytes/s"
 
 
 def _route_paths(g: CapacityGraph, route_hops: Callable[[str, str], Sequence[Hop]]):
