@@ -80,7 +80,7 @@ pub struct FlowNetwork {
     order: Vec<usize>,
     dirty: bool,
     side: Vec<bool>,
-    flow: Vec<i128>,
+    res: Vec<i128>,
 }
 
 impl FlowNetwork {
@@ -136,7 +136,7 @@ impl FlowNetwork {
 
     /// The flow on every arc (by arc index) after the last [`max_flow`](Self::max_flow).
     pub fn arc_flows(&self) -> Vec<i128> {
-        self.flow.clone()
+        (0..self.cap.len()).map(|a| self.res.get(2 * a + 1).copied().unwrap_or(0)).collect()
     }
 
     /// The nodes reachable from the sources in the residual network of the last flow (by node index).
@@ -221,13 +221,17 @@ impl FlowNetwork {
                     queue.push(s);
                 }
             }
-            let mut reached = false;
+            // stop expanding at the level of the first sink: longer paths wait for a later phase
+            let mut sink_level = usize::MAX;
             let mut q = 0;
             while q < queue.len() {
                 let v = queue[q];
                 q += 1;
+                if level[v] >= sink_level {
+                    break;
+                }
                 if is_sink[v] {
-                    reached = true;
+                    sink_level = level[v];
                     continue;
                 }
                 for &e in &net.order[net.start[v]..net.start[v + 1]] {
@@ -238,7 +242,7 @@ impl FlowNetwork {
                     }
                 }
             }
-            if !reached {
+            if sink_level == usize::MAX {
                 break;
             }
             // blocking flow by depth-first augmentation along the levels
@@ -259,7 +263,6 @@ impl FlowNetwork {
                 }
             }
         }
-        self.flow = (0..self.cap.len()).map(|a| res[2 * a + 1]).collect();
         // residual reach of the sources
         self.side.iter_mut().for_each(|x| *x = false);
         queue.clear();
@@ -281,6 +284,7 @@ impl FlowNetwork {
                 }
             }
         }
+        self.res = res;
         Ok(flow.min(limit))
     }
 

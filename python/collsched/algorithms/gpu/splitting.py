@@ -113,6 +113,11 @@ class _Splitter:
         self.path = [(i,) for i in range(len(g.tails))]
         self.cap = [c * q for c in g.capacity]
         self.by_key = {(a, b, p): i for i, (a, b, p) in enumerate(zip(self.tail, self.head, self.path))}
+        self.into: list[list[int]] = [[] for _ in g.nodes]
+        self.outof: list[list[int]] = [[] for _ in g.nodes]
+        for i, (a, b) in enumerate(zip(self.tail, self.head)):
+            self.outof[a].append(i)
+            self.into[b].append(i)
         self.net = flow_network(self.n, self.tail, self.head, self.cap)
         self.net_arc = list(range(len(self.cap)))  # logical arc -> its arc in the flow network
         self.s = self.n
@@ -137,6 +142,8 @@ class _Splitter:
             self.path.append(path)
             self.cap.append(0)
             self.by_key[a, b, path] = i
+            self.outof[a].append(i)
+            self.into[b].append(i)
         self.set_cap(i, self.cap[i] + c)
 
     def drop(self, arcs: Sequence[int], why: str) -> None:
@@ -220,32 +227,89 @@ class _Splitter:
             flows = net.arc_flows()
             for (i, j, _), a in zip(pairs, mid):
                 y[i, j] += flows[a]
-        before = {i: self.cap[i] for i in ins + outs}
-        made = []
-        for (i, j, path) in pairs:
-            if y[i, j]:
-                made.append((self.tail[i], self.head[j], path, y[i, j]))
-        for i in ins + outs:
-            self.set_cap(i, 0)
-        added = []
-        for u, t, path, c in made:
-            self.add(u, t, path, c)
-            added.append((u, t, path, c))
+        return self.try_complete([(i, j, path, y[i, j]) for i, j, path in pairs if y[i, j]], ins + outs)
+
+    def try_complete(self, made: list, arcs: list) -> bool:
+        """Apply the splits ``made`` ``[(in arc, out arc, path, amount)]``; keep them if admissible, else undo."""
+        before = {i: self.cap[i] for i in arcs}
+        for i, j, _, c in made:
+            self.set_cap(i, self.cap[i] - c)
+            self.set_cap(j, self.cap[j] - c)
+        for i, j, path, c in made:
+            self.add(self.tail[i], self.head[j], path, c)
         if self.admissible():
             return True
-        for u, t, path, c in added:  # undo
-            k = self.by_key[u, t, path]
+        for i, j, path, c in made:  # undo
+            k = self.by_key[self.tail[i], self.head[j], path]
             self.set_cap(k, self.cap[k] - c)
         for i, c in before.items():
             self.set_cap(i, c)
         return False
 
+    def split_pairs_of_two(self, pairs: list) -> bool:
+        """A switch between two nodes ``a``, ``b`` whose arcs pair up ``a→w→b``, ``b→w→a`` with equal capacities.
+
+        Splitting both pairs whole is admissible without a flow: a cut
+        ``X`` lowered by it (``a, b ∈ X ∌ w``, or ``w ∈ X ∌ a, b``) ends with
+        the capacity of ``X ∪ {w}`` (or ``X - {w}``) before the split, which
+        is at least ``K``.
+        """
+        ends = {self.tail[i] for i, _, _ in pairs} | {self.head[j] for _, j, _ in pairs}
+        ins = [i for i, _, _ in pairs]
+        outs = [j for _, j, _ in pairs]
+        if len(ends) > 2 or len(set(ins)) != len(ins) or len(set(outs)) != len(outs) \
+                or any(self.cap[i] != self.cap[j] for i, j, _ in pairs):
+            return False
+        w = self.head[ins[0]]
+        if sorted(ins) != sorted(k for k in self.into[w] if self.cap[k]) or \
+                sorted(outs) != sorted(k for k in self.outof[w] if self.cap[k]):
+            return False
+        for i, j, path in pairs:
+            c = self.cap[i]
+            self.set_cap(i, 0)
+            self.set_cap(j, 0)
+            self.add(self.tail[i], self.head[j], path, c)
+        return True
+
+    def split_circulant(self, ins: list, outs: list, allowed: Callable[[int, int, tuple], bool]) -> bool:
+        """Equal arcs in and out of the same participants: in-arc ``k`` sends ``c/m`` to out-arcs ``k + o`` for ``m`` offsets ``o``.
+
+        Tried with 1, 2, 4, ... offsets (spread over those allowed for
+        every ``k``) until the splitting is admissible: a sparse, balanced
+        complete splitting of a symmetric switch in ``N`` flows per try.
+        """
+        d = len(ins)
+        if d < 2 or len(outs) != d or len({self.cap[i] for i in ins + outs}) != 1:
+            return False
+        if any(self.tail[i] >= self.N for i in ins) or any(self.head[j] >= self.N for j in outs):
+            return False  # arcs to other switches: a choice here could leave them no way on along routes
+        ins = sorted(ins, key=lambda i: self.tail[i])
+        outs = sorted(outs, key=lambda j: self.head[j])
+        if [self.tail[i] for i in ins] != [self.head[j] for j in outs]:
+            return False
+        offsets = [o for o in range(1, d) if all(allowed(self.tail[ins[k]], self.head[outs[(k + o) % d]],
+                                                         self.path[ins[k]] + self.path[outs[(k + o) % d]])
+                                                 for k in range(d))]
+        m = 1
+        while offsets and m <= len(offsets):
+            chosen = [offsets[(r * len(offsets)) // m] for r in range(m)]
+            self.rebase(m // math.gcd(m, self.cap[ins[0]]))
+            c = self.cap[ins[0]] // m
+            made = [(ins[k], outs[(k + o) % d], self.path[ins[k]] + self.path[outs[(k + o) % d]], c)
+                    for k in range(d) for o in chosen]
+            if self.try_complete(made, ins + outs):
+                return True
+            m = len(offsets) if m < len(offsets) <= 2 * m else 2 * m
+        return False
+
     def split(self, w: int, allowed: Callable[[int, int, tuple], bool]) -> None:
         """Split off every admissible pair at switch ``w``; drop what is left."""
-        ins = [i for i in range(len(self.cap)) if self.head[i] == w and self.cap[i] > 0]
-        outs = [i for i in range(len(self.cap)) if self.tail[i] == w and self.cap[i] > 0]
+        ins = [i for i in self.into[w] if self.cap[i] > 0]
+        outs = [i for i in self.outof[w] if self.cap[i] > 0]
         pairs = [(i, j, self.path[i] + self.path[j]) for i in ins for j in outs
                  if self.tail[i] != self.head[j] and allowed(self.tail[i], self.head[j], self.path[i] + self.path[j])]
+        if pairs and (self.split_pairs_of_two(pairs) or self.split_circulant(ins, outs, allowed)):
+            return
         for i, j, path in pairs:  # one pair at a time, the largest admissible amount (ForestColl's order)
             if self.cap[i] == 0 or self.cap[j] == 0:
                 continue
