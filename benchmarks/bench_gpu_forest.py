@@ -34,7 +34,7 @@ def run(spec: str) -> None:
     t_bound = time.perf_counter() - t0
     t0 = time.perf_counter()
     g = capacity_graph(p, p.hosts)
-    split = split_switches(g, p.route_hops)
+    split = split_switches(g, p)
     t1 = time.perf_counter()
     trees = pack_spanning_trees(len(split.nodes), split.arcs, split.rate)
     t2 = time.perf_counter()

@@ -151,7 +151,7 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     """
     start = time.perf_counter()
     g = capacity_graph(platform, participants, kind=kind)
-    split = split_switches(g, platform.route_hops)
+    split = split_switches(g, platform)
     if split.rate == 0:
         raise ScheduleError(f"no {kind} trees fit the routes of platform {platform.name!r} (cut bound "
                             f"{float(split.bound):.6g} bytes/s): " + "; ".join(split.dropped),

@@ -43,7 +43,7 @@ Three GPUs on one switch: the switch splits off (here into a ring) and the rate 
 
 >>> from collsched import topologies
 >>> p = topologies.star(3, bandwidth=2)
->>> s = split_switches(capacity_graph(p, p.hosts), lambda a, b: p.route_hops(a, b))
+>>> s = split_switches(capacity_graph(p, p.hosts), p)
 >>> Fraction(s.rate, s.scale), s.bound, s.dropped
 (Fraction(1, 1), Fraction(1, 1), ())
 >>> sorted((s.nodes[u], s.nodes[t]) for u, t in s.arcs), set(s.arcs.values())
@@ -57,13 +57,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
+import numpy as np
+
 from ..._core import FlowNetwork
+from ...platform.model import Platform
+from ...platform.routes import pair_routes
 from .capacity import CapacityGraph, capacity_graph, flow_network  # noqa: F401 (capacity_graph: doctests)
 from .cut_bound import best_rate
 
 __all__ = ["SplitGraph", "split_switches"]
-
-Hop = tuple[str, bool]
 
 
 @dataclass(frozen=True)
@@ -334,40 +336,58 @@ def _gbps(x: Fraction) -> str:
     return f"{float(x) / 1e9:.6g} GB/s" if x >= 10**6 else f"{float(x):.6g} bytes/s"
 
 
-def _route_paths(g: CapacityGraph, route_hops: Callable[[str, str], Sequence[Hop]]):
-    """Working-graph paths of the participants' routes, and the set of pieces of those crossing no participant."""
-    arc_of = {h: i for i, h in enumerate(g.hops)}
+def _route_paths(g: CapacityGraph, platform: Platform):
+    """Working-graph paths of the participants' routes, and the set of pieces of those crossing no participant.
+
+    ``full[a, b]`` is the path of the tree arc ``a -> b`` (for a
+    ReduceScatter the physical route ``b -> a``, reversed); ``pieces`` holds
+    every contiguous piece (two hops or more, not the whole) of the routes
+    that cross no other participant.
+    """
     N = g.n_compute
+    src, dst = np.divmod(np.arange(N * N, dtype=np.int64), N)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    rs = g.kind == "reducescatter"
+    routes = pair_routes(platform, g.participants, dst if rs else src, src if rs else dst)
+    link_index = {link: k for k, link in enumerate(routes.link_ids)}
+    table = np.full((len(routes.link_ids), 2), -1, dtype=np.int64)
+    for i, (link, fwd) in enumerate(g.hops):
+        table[link_index[link], int(fwd)] = i
+    hop_arc = table[routes.hop_link, routes.hop_fwd.astype(np.int64)]
+    # the node each hop enters, in the data's direction; a route crosses a participant if one is entered early
+    enters = (np.asarray(g.tails) if rs else np.asarray(g.heads))[hop_arc]
+    last = np.zeros(hop_arc.shape[0], dtype=bool)
+    last[routes.hop_ptr[1:] - 1] = True
+    crossing = np.zeros(routes.n_pairs, dtype=bool)
+    np.logical_or.at(crossing, routes.hop_pair, (enters < N) & ~last)
+    arcs, ptr = hop_arc.tolist(), routes.hop_ptr.tolist()
     full: dict = {}
     pieces: set = set()
-    for a in range(N):
-        for b in range(N):
-            if a == b:
-                continue
-            if g.kind == "allgather":
-                path = tuple(arc_of[h] for h in route_hops(g.nodes[a], g.nodes[b]))
-            else:  # the data of arc a -> b flows b -> a: the physical route from b to a, reversed
-                path = tuple(arc_of[h] for h in reversed(route_hops(g.nodes[b], g.nodes[a])))
-            full[a, b] = path
-            if any(g.heads[i] < N for i in path[:-1]):
-                continue  # the route crosses another participant: trees never use it as one arc
-            L = len(path)
-            for i in range(L - 1):
-                for j in range(i + 2, L + 1):
-                    pieces.add(path[i:j])
+    for k, (a, b, cross) in enumerate(zip(src.tolist(), dst.tolist(), crossing.tolist())):
+        path = tuple(arcs[ptr[k]:ptr[k + 1]])
+        if rs:
+            path = path[::-1]
+        full[a, b] = path
+        L = len(path)
+        if cross or L < 3:
+            continue
+        for i in range(L - 1):
+            for j in range(i + 2, L + 1 if i else L):
+                pieces.add(path[i:j])
     return full, pieces
 
 
-def split_switches(g: CapacityGraph, route_hops: Callable[[str, str], Sequence[Hop]]) -> SplitGraph:
+def split_switches(g: CapacityGraph, platform: Platform) -> SplitGraph:
     """Remove every non-participant node of ``g`` by route-consistent edge splitting (see the module).
 
     Parameters
     ----------
     g : CapacityGraph
         From :func:`~.capacity.capacity_graph`.
-    route_hops : callable
-        ``(src, dst) -> hops``, the platform's static routes
-        (:meth:`Platform.route_hops <collsched.platform.Platform.route_hops>`).
+    platform : Platform
+        The platform ``g`` comes from; its static routes (:meth:`Platform.route_hops
+        <collsched.platform.Platform.route_hops>`) decide which splits are allowed.
 
     Returns
     -------
@@ -387,7 +407,7 @@ def split_switches(g: CapacityGraph, route_hops: Callable[[str, str], Sequence[H
     >>> from collsched.platform import Platform, Node, Link
     >>> p = Platform([Node("a"), Node("b")], [Link("ab", 4, ends=("a", "b"), directed=True),
     ...                                       Link("ba", 2, ends=("b", "a"), directed=True)])
-    >>> s = split_switches(capacity_graph(p, ["a", "b"]), p.route_hops)
+    >>> s = split_switches(capacity_graph(p, ["a", "b"]), p)
     >>> s.arcs, s.rate, s.bound
     ({(0, 1): 4, (1, 0): 2}, 2, Fraction(2, 1))
     """
@@ -398,7 +418,7 @@ def split_switches(g: CapacityGraph, route_hops: Callable[[str, str], Sequence[H
     N = g.n_compute
     if rate < bound:
         sp.dropped.append("shared links: half of each direction's bandwidth kept for the schedule")
-    full, pieces = _route_paths(g, route_hops)
+    full, pieces = _route_paths(g, platform)
 
     def allowed(u: int, t: int, path: tuple) -> bool:
         return full.get((u, t)) == path if u < N and t < N else path in pieces
