@@ -312,7 +312,14 @@ class _Splitter:
                  if self.tail[i] != self.head[j] and allowed(self.tail[i], self.head[j], self.path[i] + self.path[j])]
         if pairs and (self.split_pairs_of_two(pairs) or self.split_circulant(ins, outs, allowed)):
             return
-        for i, j, path in pairs:  # one pair at a time, the largest admissible amount (ForestColl's order)
+        # one pair at a time, the largest admissible amount (ForestColl), the most constrained pairs first: an
+        # arc with one allowed partner must be split with it (routes fix which arcs may meet at w)
+        degree: dict = {}
+        for i, j, _ in pairs:
+            degree[i] = degree.get(i, 0) + 1
+            degree[j] = degree.get(j, 0) + 1
+        pairs.sort(key=lambda e: (min(degree[e[0]], degree[e[1]]), degree[e[0]] + degree[e[1]]))
+        for i, j, path in pairs:
             if self.cap[i] == 0 or self.cap[j] == 0:
                 continue
             u, t = self.tail[i], self.head[j]
