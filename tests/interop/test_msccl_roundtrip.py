@@ -1,4 +1,4 @@
-"""Export → read: every registered baseline of AllGather, ReduceScatter, AllReduce on dgx2(1) and ndv2(1)."""
+"""Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce on dgx2(1), ndv2(1), dgx_a100(1)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import collsched as cs
 from collsched.algorithms import registry
 from collsched.interop import msccl
 
-FABRICS = {"dgx2": lambda: cs.topologies.dgx2(1), "ndv2": lambda: cs.topologies.ndv2(1)}
+FABRICS = {"dgx2": lambda: cs.topologies.dgx2(1), "ndv2": lambda: cs.topologies.ndv2(1),
+           "dgx_a100": lambda: cs.topologies.dgx_a100(1)}
 KINDS = {"allgather": cs.AllGather, "reducescatter": cs.ReduceScatter, "allreduce": cs.AllReduce}
 
 CASES = [(f, k, a.name) for f in FABRICS for k, C in KINDS.items()

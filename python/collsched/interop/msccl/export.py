@@ -12,13 +12,14 @@ How a Program becomes MSCCL (:func:`to_xml`):
   ends); a reducescatter or allreduce out of place (the input is never
   written); a value a GPU holds that is not one of its results goes to a
   fresh scratch chunk, and no chunk is ever reused for another value;
-* thread blocks: one per peer a GPU sends to (``send=p recv=-1``), one per
-  peer it receives from, and blocks for local work, all on channel 0; a step of
-  a thread block runs after the previous one, so each keeps the Program's
-  order; a computation runs in the thread block of the operation it
-  depends on last if that block has nothing else to do before it, else in
-  a thread block for local work whose last step it waits for anyway (a new
-  one if none), so that no step waits for what the Program does not;
+* thread blocks: one per peer a GPU sends to (``send=p recv=-1``) and
+  per peer it receives from, per channel, and blocks for local work; a
+  step of a thread block runs after the previous one, and the runtime pairs
+  two GPUs' messages on a channel in order, so a message goes on the lowest
+  channel where the previous message between the same two GPUs is already
+  among what its send and its receive wait for (:func:`_channels`), and a
+  computation on a block for local work whose last step it already waits
+  for (a new block if none): no step waits for what the Program does not;
 * operations: a send is an ``s`` step, a receive an ``r`` step (then
   ``cpy`` steps if its chunks go to places that are not contiguous), a
   reduction ``cpy`` of its first input then ``re`` of each other input, a
@@ -90,18 +91,15 @@ class _Gpu:
         self.tbs.setdefault((send, recv, k), [])
         return send, recv, k
 
-    def local_tb(self, ancestors: int, prefer) -> tuple[int, int, int]:
+    def local_tb(self, ancestors: int) -> tuple[int, int, int]:
         """A thread block for a computation: one whose last operation it already waits for (no false wait)."""
-        def free(key):
-            last = self.last.get(key)
-            return last is None or (ancestors >> last) & 1
-
-        if prefer is not None and free(prefer):
-            return prefer
         for key in sorted(self.tbs):
-            if key[:2] == (-1, -1) and free(key):
-                return key
+            if key[:2] == (-1, -1):
+                last = self.last.get(key)
+                if last is None or (ancestors >> last) & 1:
+                    return key
         return self.tb(-1, -1, sum(1 for key in self.tbs if key[:2] == (-1, -1)))
+
 
     def fresh(self, count: int) -> list[tuple[str, int]]:
         out = [("s", self.scratch + x) for x in range(count)]
@@ -115,6 +113,49 @@ class _Gpu:
             slot = self.target.get(t) or self.slot_of.get(t)
             out.append(slot if slot is not None else self.fresh(1)[0])
         return out
+
+
+def _ancestors(program) -> list[int]:
+    """For each operation, the bitset of the operations it waits for, directly or not (dependencies come first)."""
+    out: list[int] = []
+    for i in range(program.n_ops):
+        mask = 0
+        for dep in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]:
+            dep = int(dep)
+            if dep >= i:
+                raise CollschedError(f"op {i} of the program waits for op {dep}, which comes after it",
+                                     fix="build programs with ProgramBuilder")
+            mask |= out[dep] | (1 << dep)
+        out.append(mask)
+    return out
+
+
+def _channels(program, ancestors: list[int]) -> dict[int, int]:
+    """A channel per message: the lowest on which both ends' previous messages of the pair are already waited for.
+
+    MSCCL runs a thread block's steps in order and pairs the messages of two
+    GPUs on a channel in order; a message goes on a channel where the
+    previous send (and receive) of the same pair are among the operations
+    its send (and receive) wait for anyway, so no step waits for what the
+    Program does not, and both ends see the messages in the same order.
+    """
+    send, recv = program.message_ops()
+    last: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    out: dict[int, int] = {}
+    for m in sorted(range(len(send)), key=lambda m: send[m]):
+        s, r = int(send[m]), int(recv[m])
+        if s < 0 or r < 0:
+            continue
+        chans = last.setdefault((int(program.op_rank[s]), int(program.op_rank[r])), [])
+        for c, (ls, lr) in enumerate(chans):
+            if (ancestors[s] >> ls) & 1 and (ancestors[r] >> lr) & 1:
+                break
+        else:
+            c = len(chans)
+            chans.append((s, r))
+        chans[c] = (s, r)
+        out[m] = c
+    return out
 
 
 def _runs(src: list, dst: list):
@@ -180,7 +221,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     if hosts != list(platform.hosts[:n]):
         raise CollschedError(f"the participants {hosts[:4]}... are not the platform's first {n} hosts in order",
                              fix="MSCCL names GPUs by rank: plan for participants = the platform's first hosts")
-    program = lower_any(platform, collective, schedule_or_program)
+    program = lower_any(platform, collective, schedule_or_program).renumbered()
     rank_of = {program.ranks.index(h): k for k, h in enumerate(hosts) if h in program.ranks}
     d = program.denominator
     if kind == "allgather":
@@ -203,7 +244,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         return out
 
     where: dict[int, tuple[tuple[int, int, int], int]] = {}   # op -> (tb key, index of its last step)
-    ancestors: list[int] = []   # op -> bitset of the ops it waits for, directly or not
+    ancestors = _ancestors(program)
+    channel = _channels(program, ancestors)
     carried: dict[int, list] = {}
     order_sent: dict[tuple[int, int], list[int]] = {}
     order_recv: dict[tuple[int, int], list[int]] = {}
@@ -217,18 +259,15 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
         deps = [int(x) for x in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]]
         peer = rank_of.get(int(program.op_peer[i]), -1)
-        mask = 0
-        for dep in deps:
-            mask |= ancestors[dep] | (1 << dep)
-        ancestors.append(mask)
+        msg = int(program.op_msg[i])
         if k == SEND:
-            key = g.tb(peer, -1)
-            order_sent.setdefault((g.g, peer), []).append(int(program.op_msg[i]))
+            key = g.tb(peer, -1, channel[msg])
+            order_sent.setdefault((g.g, peer, channel[msg]), []).append(msg)
         elif k == RECV:
-            key = g.tb(-1, peer)
-            order_recv.setdefault((peer, g.g), []).append(int(program.op_msg[i]))
+            key = g.tb(-1, peer, channel[msg])
+            order_recv.setdefault((peer, g.g, channel[msg]), []).append(msg)
         else:
-            key = g.local_tb(mask, where[max(deps)][0] if deps else None)
+            key = g.local_tb(ancestors[i])
         steps = g.tbs[key]
         # dependencies on other thread blocks: the latest step of each
         cross: dict[tuple[int, int], int] = {}
@@ -280,8 +319,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         g.last[key] = i
     for conn, sent in order_sent.items():
         if order_recv.get(conn, []) != sent:
-            raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} in another order than they "
-                                 "are sent; MSCCL pairs them in order", fix="order the receives as the sends")
+            raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} on channel {conn[2]} in another "
+                                 "order than they are sent; MSCCL pairs them in order", fix="order the receives as the sends")
     window = call_bytes(collective)
     lo = int(window) if min_bytes is None else int(min_bytes)
     hi = int(math.ceil(window)) if max_bytes is None else int(max_bytes)
@@ -293,7 +332,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
 def _render(gpus, lay: Layout, kind: str, name: str, proto: str, lo: int, hi: int) -> str:
     sizes = lay.sizes()
     inplace = lay.inplace
-    lines = [f'<algo name="{name}" proto="{proto}" nchannels="1" nchunksperloop="{lay.nchunks}" ngpus="{lay.n}" '
+    nchannels = 1 + max((key[2] for g in gpus for key in g.tbs if key[:2] != (-1, -1)), default=0)
+    lines = [f'<algo name="{name}" proto="{proto}" nchannels="{nchannels}" nchunksperloop="{lay.nchunks}" ngpus="{lay.n}" '
              f'coll="{_KINDS[kind]}" inplace="{int(inplace)}" outofplace="{int(not inplace)}" minBytes="{lo}" '
              f'maxBytes="{hi}">']
     for g in gpus:
@@ -302,9 +342,19 @@ def _render(gpus, lay: Layout, kind: str, name: str, proto: str, lo: int, hi: in
         waited = {(ids[s["dep"][0]], s["dep"][1]) for key in keys for s in g.tbs[key] if "dep" in s}
         ic = 0 if inplace and kind == "allgather" else sizes["i"]
         lines.append(f'  <gpu id="{g.g}" i_chunks="{ic}" o_chunks="{sizes["o"]}" s_chunks="{g.scratch}">')
+        load = [0] * nchannels
+        chan = {}
+        for key in keys:
+            if key[:2] != (-1, -1):
+                chan[key] = key[2]
+                load[key[2]] += 1
+        for key in keys:   # blocks for local work: on the channel with the fewest blocks
+            if key[:2] == (-1, -1):
+                chan[key] = min(range(nchannels), key=lambda c: (load[c], c))
+                load[chan[key]] += 1
         for key in keys:
             t = ids[key]
-            lines.append(f'    <tb id="{t}" send="{key[0]}" recv="{key[1]}" chan="0">')
+            lines.append(f'    <tb id="{t}" send="{key[0]}" recv="{key[1]}" chan="{chan[key]}">')
             for s, step in enumerate(g.tbs[key]):
                 src, dst = step.get("src", ("o", -1)), step.get("dst", ("o", -1))
                 depid, deps = (ids[step["dep"][0]], step["dep"][1]) if "dep" in step else (-1, -1)
