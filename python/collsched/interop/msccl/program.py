@@ -285,7 +285,10 @@ class _Run:
 
     def reduce(self, g: int, st: Step, local, incoming, deps) -> tuple[list, int]:
         """Compute ops combining ``incoming`` with ``local`` chunk by chunk (adjacent chunks in one op)."""
-        results = [_combine(a, b, st) for a, b in zip(local, incoming)]
+        try:
+            results = [_combine(a, b, st) for a, b in zip(local, incoming)]
+        except ValidationError as exc:
+            raise ValidationError(exc.what, where=self.where(st.line), fix=exc.fix) from None
         last = -1
         x = 0
         while x < len(results):
