@@ -101,8 +101,8 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
 
 @msccl_app.command("export")
 def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
-                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter or "
-                                                               "allreduce over the platform's first hosts."),
+                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter, allreduce or "
+                                                               "alltoall over the platform's first hosts."),
                    schedule: Path = typer.Argument(..., help="Schedule or program file (.json) planned for them."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the MSCCL file (.xml)."),
                    proto: str = typer.Option("Simple", help="Simple, LL or LL128."),

@@ -4,13 +4,14 @@ How a Program becomes MSCCL (:func:`to_xml`):
 
 * GPUs are the collective's participants, which must be the platform's
   first ``N`` hosts in order (the file names GPUs by rank);
-* chunks: ``nchunksperloop`` = ``N · d`` for an allgather, ``d`` (scaled to
-  a multiple of ``N``) for a reducescatter or allreduce, where ``d`` is the
-  Program's denominator; a piece ``[s, e)`` is ``e - s`` chunks
-  (:mod:`~collsched.interop.msccl.layout`);
+* chunks: ``nchunksperloop`` = ``N · d`` for an allgather or alltoall,
+  ``d`` (scaled to a multiple of ``N``) for a reducescatter or allreduce,
+  where ``d`` is the coarsest unit that cuts every piece where the Program
+  does (its denominator over the gcd of the pieces' bounds); a piece is
+  that many chunks (:mod:`~collsched.interop.msccl.layout`);
 * buffers: an allgather is written in place (each block is already where it
-  ends); a reducescatter or allreduce out of place (the input is never
-  written); a value a GPU holds that is not one of its results goes to a
+  ends); the others out of place (the input is never written; an
+  alltoall's block to itself is copied by ``cpy`` steps); a value a GPU holds that is not one of its results goes to a
   fresh scratch chunk, and no chunk is ever reused for another value;
 * thread blocks: one per peer a GPU sends to (``send=p recv=-1``) and
   per peer it receives from, per channel, and blocks for local work; a
@@ -53,14 +54,18 @@ import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import CollschedError, FormatError
 from ...schedules.program import COMPUTE, RECV, SEND
 from ...schedules.validate import lower_any
 from .layout import Layout
+from .lint import MAX_COUNT
+from .xml_read import MAX_CHUNKS
 
 __all__ = ["to_xml", "write", "write_registration", "call_bytes"]
 
-_KINDS = {"allgather": "allgather", "reducescatter": "reduce_scatter", "allreduce": "allreduce"}
+_KINDS = {"allgather": "allgather", "reducescatter": "reduce_scatter", "allreduce": "allreduce", "alltoall": "alltoall"}
 
 
 def call_bytes(collective) -> float:
@@ -73,7 +78,7 @@ def call_bytes(collective) -> float:
     (16.0, 8.0)
     """
     n = len(collective.hosts)
-    return float(collective.size if collective.kind == "allreduce" else n * collective.size)
+    return float(collective.size if collective.kind == "allreduce" else n * np.max(collective.size))
 
 
 class _Gpu:
@@ -175,13 +180,14 @@ def _contiguous(slots: list) -> bool:
 
 def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
            min_bytes: int | None = None, max_bytes: int | None = None) -> str:
-    """The MSCCL XML of a schedule (lowered) or Program of an allgather, reducescatter or allreduce.
+    """The MSCCL XML of a schedule (lowered) or Program of an allgather, reducescatter, allreduce or alltoall.
 
     Parameters
     ----------
     platform : Platform
-    collective : AllGather, ReduceScatter or AllReduce
-        Its participants are the platform's first ``N`` hosts, in order.
+    collective : AllGather, ReduceScatter, AllReduce or AllToAll
+        Its participants are the platform's first ``N`` hosts, in order (an
+        all-to-all: receivers = senders, one size).
     schedule_or_program : Schedule or Program
     name : str
         The ``name`` attribute.
@@ -197,8 +203,11 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     ------
     CollschedError
         Another collective kind, participants that are not the platform's
-        first hosts in order, a Program that uses another host, messages
-        between two GPUs received in another order than sent, a bad window.
+        first hosts in order, a Program that uses another host, pieces so
+        fine that a loop would need more than
+        :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` chunks, a step
+        of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT` chunks, a
+        bad window.
 
     Examples
     --------
@@ -208,12 +217,15 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     >>> to_xml(g, c, cs.plan(g, c, algorithm="binomial"))
     Traceback (most recent call last):
     ...
-    collsched.errors.CollschedError: collsched writes allgather, reducescatter and allreduce as MSCCL, not broadcast (export one of those)
+    collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce and alltoall as MSCCL, not broadcast (export one of those)
     """
     kind = collective.kind
     if kind not in _KINDS:
-        raise CollschedError(f"collsched writes allgather, reducescatter and allreduce as MSCCL, not {kind}",
+        raise CollschedError(f"collsched writes allgather, reducescatter, allreduce and alltoall as MSCCL, not {kind}",
                              fix="export one of those")
+    if kind == "alltoall" and (collective.receivers != collective.senders or np.ndim(collective.size) != 0):
+        raise CollschedError("MSCCL's alltoall sends one size from every GPU to every GPU",
+                             fix="export an all-to-all with receivers = senders and one size")
     if proto not in ("Simple", "LL", "LL128"):
         raise CollschedError(f"proto {proto!r}", fix="give Simple, LL or LL128")
     hosts = list(collective.hosts)
@@ -223,12 +235,17 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
                              fix="MSCCL names GPUs by rank: plan for participants = the platform's first hosts")
     program = lower_any(platform, collective, schedule_or_program).renumbered()
     rank_of = {program.ranks.index(h): k for k, h in enumerate(hosts) if h in program.ranks}
-    d = program.denominator
-    if kind == "allgather":
+    # the coarsest chunks that still cut every piece where the program cuts it
+    unit = math.gcd(program.denominator, *(int(x) for x in np.unique(program.pieces[:, 4:6])))
+    d = program.denominator // unit
+    if kind in ("allgather", "alltoall"):
         scale, nchunks = 1, n * d
     else:
         scale = n // math.gcd(d, n)
         nchunks = d * scale
+    if nchunks > MAX_CHUNKS:
+        raise CollschedError(f"the program cuts values into 1/{d} pieces: MSCCL would need {nchunks} chunks per loop, "
+                             f"collsched writes at most {MAX_CHUNKS}", fix="export a schedule with coarser pieces")
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts])
     gpus = [_Gpu(g, lay) for g in range(n)]
@@ -240,7 +257,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
             v = program.value_of(r)
             if v.inst != 0:
                 raise CollschedError("the program moves values of several instances", fix="export one instance")
-            out.extend((v, k) for k in range(int(r[4]) * scale, int(r[5]) * scale))
+            out.extend((v, k) for k in range(int(r[4]) // unit * scale, int(r[5]) // unit * scale))
         return out
 
     where: dict[int, tuple[tuple[int, int, int], int]] = {}   # op -> (tb key, index of its last step)
@@ -317,10 +334,23 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         steps.extend(group)
         where[i] = (key, start + len(group) - 1)
         g.last[key] = i
+    for g in gpus:   # what a GPU keeps (an alltoall's block to itself): copied from input to output, at once
+        stay = [(slot, g.slot_of[t]) for t, slot in sorted(g.target.items(), key=lambda x: x[1])
+                if t in g.slot_of and g.slot_of[t] != slot]
+        if stay:
+            key = g.tb(-1, -1, sum(1 for k in g.tbs if k[:2] == (-1, -1)))
+            g.tbs[key] += [dict(type="cpy", src=(sb, so), dst=(db, do), cnt=c)
+                           for sb, so, db, do, c in _runs([b for _, b in stay], [a for a, _ in stay])]
     for conn, sent in order_sent.items():
         if order_recv.get(conn, []) != sent:
             raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} on channel {conn[2]} in another "
                                  "order than they are sent; MSCCL pairs them in order", fix="order the receives as the sends")
+    for g in gpus:
+        for key, steps in g.tbs.items():
+            big = next((st for st in steps if st["cnt"] > MAX_COUNT), None)
+            if big is not None:
+                raise CollschedError(f"gpu {g.g}: a {big['type']!r} step would move {big['cnt']} chunks, the runtime "
+                                     f"moves at most {MAX_COUNT} in one step", fix="export a schedule with smaller messages")
     window = call_bytes(collective)
     lo = int(window) if min_bytes is None else int(min_bytes)
     hi = int(math.ceil(window)) if max_bytes is None else int(max_bytes)

@@ -54,7 +54,7 @@ from xml.parsers import expat
 
 from ...errors import FormatError
 
-__all__ = ["EXAMPLE", "Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
+__all__ = ["EXAMPLE", "MAX_CHUNKS", "Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
            "COLLECTIVES", "RECEIVES", "SENDS"]
 
 EXAMPLE = """<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather" inplace="1"
@@ -74,6 +74,10 @@ EXAMPLE = """<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" 
 </algo>
 """
 """A two-GPU in-place allgather (each sends its chunk to the other), for examples."""
+
+MAX_CHUNKS = 1 << 16
+"""The most chunks per loop collsched reads or writes (65,536: files in use have tens; it bounds the memory a
+symbolic run takes)."""
 
 STEP_TYPES = ("s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop")
 """Step types: send, receive, receive-copy-send, receive-reduce-send, receive-reduce-copy,
@@ -391,8 +395,8 @@ def _algo(r: _Reader) -> Algo:
     if coll is None:
         r.fail(f"algo: coll is {a.get('coll')!r}", f"use one of {', '.join(sorted(set(COLLECTIVES)))}", line=line)
     nchunks = num("nchunksperloop")
-    if nchunks < 1:
-        r.fail(f"algo: nchunksperloop is {nchunks}", "give the number of chunks per loop, >= 1", line=line)
+    if not 1 <= nchunks <= MAX_CHUNKS:
+        r.fail(f"algo: nchunksperloop is {nchunks}", f"give the number of chunks per loop, 1..{MAX_CHUNKS}", line=line)
     ngpus = num("ngpus", default=-1)
     algo = Algo(name=a.get("name", ""), proto=a.get("proto", "Simple"), coll=coll,
                 nchannels=num("nchannels", default=1), nchunksperloop=nchunks, ngpus=None if ngpus == -1 else ngpus,
