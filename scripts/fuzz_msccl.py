@@ -1,4 +1,4 @@
-"""Fuzz the MSCCL reader and checker: N seeded mutants of the reference files, no exception but one-line errors.
+"""Fuzz the MSCCL reader and checker: N seeded mutants of the 7 reference files, no exception but one-line errors.
 
 Run: ``PYTHONPATH=python python scripts/fuzz_msccl.py [N]`` (default 3000); prints the counts.
 """
@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "interop"))
-from test_msccl_fuzz import TEXTS, mutate, run_one  # noqa: E402
+from test_msccl_fuzz import DATA, mutate, run_one  # noqa: E402
+
+TEXTS = [p.read_text() for p in sorted(DATA.glob("*.xml"))]
 
 
 def main(n: int = 3000) -> None:

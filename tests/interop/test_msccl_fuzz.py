@@ -11,9 +11,10 @@ from collsched.errors import CollschedError
 from collsched.interop import msccl
 
 DATA = Path(__file__).parent / "data"
-TEXTS = [(DATA / n).read_text() for n in ("allgather_ring_4_2_1.xml", "allgather_allpairs.xml", "allreduce_a100_ring.xml")]
+TEXTS = [(DATA / n).read_text() for n in ("allgather_ring_4_2_1.xml", "allgather_allpairs.xml", "allreduce_a100_ring.xml",
+                                          "alltoall_allpairs.xml")]
 TOKENS = ['"-1"', '"0"', '"1"', '"7"', '"8"', '"99"', '"x"', '""', '"s"', '"i"', '"o"', '"nop"', '"re"', "<", ">", "/>",
-          "</tb>", "", '"rrc"', '"2"']
+          "</tb>", "", '"rrc"', '"2"', '"1000000000"', '"65536"', '"-5"', '"64"']
 
 
 def mutate(text: str, at: int, choice: int, cut: int) -> str:

@@ -54,7 +54,7 @@ from xml.parsers import expat
 
 from ...errors import FormatError
 
-__all__ = ["EXAMPLE", "MAX_CHUNKS", "Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
+__all__ = ["EXAMPLE", "MAX_CHUNKS", "MAX_BUFFER", "Step", "ThreadBlock", "Copy", "Gpu", "Algo", "parse", "parse_text", "STEP_TYPES", "BUFFERS",
            "COLLECTIVES", "RECEIVES", "SENDS"]
 
 EXAMPLE = """<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather" inplace="1"
@@ -78,6 +78,9 @@ EXAMPLE = """<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" 
 MAX_CHUNKS = 1 << 16
 """The most chunks per loop collsched reads or writes (65,536: files in use have tens; it bounds the memory a
 symbolic run takes)."""
+
+MAX_BUFFER = 16 * MAX_CHUNKS
+"""The largest buffer (in chunks) collsched reads: input and output hold at most a loop, scratch a few."""
 
 STEP_TYPES = ("s", "r", "rcs", "rrs", "rrc", "rrcs", "cpy", "re", "nop")
 """Step types: send, receive, receive-copy-send, receive-reduce-send, receive-reduce-copy,
@@ -324,8 +327,9 @@ class _Reader:
             if self.gpu is not None:
                 self.fail("<gpu> inside a <gpu>", "close the previous </gpu>")
             gid, ic, oc, sc = self.ints("gpu", attrs, ("id", "i_chunks", "o_chunks", "s_chunks"))
-            if min(ic, oc, sc) < 0:
-                self.fail(f"gpu {gid}: a buffer of negative size", "chunk counts are >= 0")
+            if min(ic, oc, sc) < 0 or max(ic, oc, sc) > MAX_BUFFER:
+                self.fail(f"gpu {gid}: a buffer of {min(ic, oc, sc) if min(ic, oc, sc) < 0 else max(ic, oc, sc)} chunks",
+                          f"chunk counts are 0..{MAX_BUFFER}")
             self.gpu = dict(id=gid, i=ic, o=oc, s=sc, copies=[], tbs=[], line=self.parser.CurrentLineNumber)
         elif tag == "copy":
             if self.gpu is None or self.tb is not None:
