@@ -129,6 +129,14 @@ def test_mutations_rejected_with_line(tmp_path, old, new, kind, message):
     assert str(err.value) == f"{path}" + message.format(line=line)
 
 
+def test_ngpus_unequal_to_the_gpus_described(tmp_path):
+    path = _mutate(tmp_path, RING, ' ngpus="8"', ' ngpus="9"')
+    with pytest.raises(FormatError) as err:
+        msccl.check(path)
+    assert str(err.value) == (f"{path}:1: algo: ngpus is 9 but the file describes 8 gpus (describe one <gpu> per rank "
+                              "and set ngpus to their number)")
+
+
 def test_truncated_file(tmp_path):
     text = (DATA / RING).read_text()
     path = tmp_path / "cut.xml"
@@ -151,8 +159,9 @@ def test_cli_exit_codes(tmp_path):
     out = _cli("msccl", "check", bad)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().startswith(f"collsched: error: {bad}:1: ngpus is missing") and out.stderr.count("\n") == 1
-    sim = _cli("msccl", "simulate", DATA / "allgather_ring.xml", "dgx2", "--size", "1MiB")
+    sim = _cli("msccl", "simulate", DATA / "allgather_ring.xml", "dgx2", "--size", "1MiB", "--gantt", tmp_path / "g.svg")
     assert sim.returncode == 0 and "makespan" in sim.stdout and "gap" in sim.stdout
+    assert (tmp_path / "g.svg").stat().st_size > 1000
 
 
 def test_compare_with_an_msccl_file(dgx2):

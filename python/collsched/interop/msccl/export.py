@@ -49,6 +49,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
@@ -406,19 +407,9 @@ def _atomic_write(path: Path, text: str) -> None:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib_suppress():
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-class contextlib_suppress:
-    """Ignore OSError (cleaning up a temporary file that may be gone)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        return kind is not None and issubclass(kind, OSError)
 
 
 def write(path: str | Path, platform, collective, schedule_or_program, **options) -> Path:
