@@ -64,6 +64,13 @@ class CapacityGraph:
         The bound's capacity (the whole bandwidth also for a shared link).
     scale : int
         Integer capacity units per byte/s.
+    
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> g = capacity_graph(topologies.star(3), ["h0", "h1", "h2"])
+    >>> g.participants, g.nodes, g.n_compute
+    (('h0', 'h1', 'h2'), ('h0', 'h1', 'h2', 'sw'), 3)
     """
 
     kind: str

@@ -57,6 +57,12 @@ class Tree:
         ReduceScatter: ``(child, parent)`` pairs in the same order (each
         arc's parent is nearer the root); data flows child → parent along
         ``platform.route(child, parent)``, then on to the root.
+    
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> pack_forest(topologies.star(3), ["h0", "h1", "h2"]).trees[0].root
+    'h0'
     """
 
     root: str
@@ -84,6 +90,13 @@ class Forest:
         ``""`` when ``throughput == bound``, else why not (one line).
     elapsed : float
         Seconds spent by :func:`pack_forest`.
+    
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> f = pack_forest(topologies.star(3), ["h0", "h1", "h2"])
+    >>> f.throughput == f.bound, len(f.trees), f.note
+    (True, 3, '')
     """
 
     kind: str

@@ -111,6 +111,15 @@ class SplitGraph:
     dropped : tuple of str
         One phrase per reason capacity was left out, e.g.
         ``"nvs0: 12.5 GB/s not splittable along routes"``; empty when none was.
+    
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> from collsched.algorithms.gpu.capacity import capacity_graph
+    >>> p = topologies.star(3)
+    >>> s = split_switches(capacity_graph(p, p.hosts), p)
+    >>> s.nodes, sorted(s.arcs), s.dropped
+    (('h0', 'h1', 'h2'), [(0, 1), (1, 2), (2, 0)], ())
     """
 
     nodes: tuple[str, ...]
