@@ -1,0 +1,509 @@
+"""Forest schedules: weighted spanning trees per root, each carrying its share of the root's block, pipelined.
+
+A :class:`ForestSchedule` is what a packing of spanning trees (ForestColl's,
+or :func:`collsched.algorithms.gpu.plan.plan_forest`) becomes: for every
+participant ``r`` some trees rooted at ``r``, of weights ``w`` (bytes/s)
+that add up to the stream rate ``x`` of each root, so tree ``T`` carries the
+fraction ``w / x`` of ``r``'s block. Each block is also cut into ``chunks``
+equal pieces that are pipelined through the trees.
+
+Lowering, for every instance ``t`` of the collective (a
+:class:`~collsched.collectives.Series` runs its instances one after the
+other through the same trees) and every chunk ``c``:
+
+* **allgather** — tree ``T`` (root ``r``) carries the piece of ``r``'s block
+  ``m[r→*]@t`` that is the ``c``-th chunk of its share; each arc ``u→v``
+  sends it once ``u`` has it (the receive that brought it);
+* **reducescatter** — the trees are in-trees (arcs ``(child, parent)``),
+  tree ``T`` of root ``r`` carries its share of the fragment
+  ``[r/N, (r+1)/N)`` of the vectors (``N`` participants, positions in the
+  collective's order): a node combines its own operand's piece with the
+  partial results of its children as they come (one binary combination
+  each, ``task_cost`` pro rata of the piece) and sends the result to its
+  parent; the root ends with the piece of the full reduction;
+* **allreduce** — the trees are out-trees: first the reduce-scatter phase on
+  the reversed trees (fragment ``[r/N, (r+1)/N)`` of the vector reduced
+  towards ``r``), then the all-gather phase of the reduced piece on the
+  trees, chunk by chunk (so the phases of different chunks overlap).
+
+Non-commutative reductions (``commutative=False``) keep operand order: a
+node may only combine adjacent ranges of operands, so every subtree of every
+in-tree must hold a contiguous range of positions (a chain in participant
+order does; a tree packing in general does not), or lowering raises.
+
+**Multi-port.** Nothing orders a rank's sends to different peers: they run
+at once, and the network (the ``Fluid`` model: max-min fair sharing)
+divides each link among them. The sends from ``u`` to ``v`` (every tree
+that has the arc ``u→v``, every instance and chunk) follow one another in
+(instance, chunk, tree) order, at most :attr:`ForestSchedule.window` in
+flight: the ``k``-th waits for the end of the ``(k - window)``-th. One in
+flight (``window=1``) would make every message of the pair pay its route's
+latency before the next one starts; two hide it behind the transfer of the
+previous one. Receives are posted at once; a send waits for the receive
+(or the combination) that gave its rank the piece.
+
+Examples
+--------
+Ring trees on a 3-host star: every host forwards the blocks of the others.
+
+>>> from fractions import Fraction
+>>> import collsched as cs
+>>> p = cs.topologies.star(3)
+>>> ring = [ForestTree(r, Fraction(1), ((r, s), (s, t))) for r, s, t in
+...         (("h0", "h1", "h2"), ("h1", "h2", "h0"), ("h2", "h0", "h1"))]
+>>> f = ForestSchedule(participants=("h0", "h1", "h2"), trees=ring, throughput=1, rate_bound=1, chunks=2)
+>>> c = cs.AllGather(participants=["h0", "h1", "h2"], size=1e3)
+>>> prog = f.lower(p, c)
+>>> prog.n_messages, prog.denominator
+(12, 2)
+>>> cs.validate(p, c, prog)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from ..errors import ScheduleError
+from .base import Schedule
+from .program import Program, ProgramBuilder
+from .values import Piece
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..collectives import Collective
+    from ..platform import Platform
+
+__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MAX_SHARE_DENOMINATOR"]
+
+#: The collectives a forest schedule carries.
+FOREST_KINDS = ("allgather", "reducescatter", "allreduce")
+#: The least common multiple of the denominators of the trees' shares is kept at most this (see ``plan_forest``).
+MAX_SHARE_DENOMINATOR = 10**6
+
+
+@dataclass(frozen=True)
+class ForestTree:
+    """A weighted spanning tree of the forest.
+
+    Parameters
+    ----------
+    root : str
+        The participant whose block (all-gather) or result fragment
+        (reduce-scatter) the tree carries.
+    weight : Fraction
+        Bytes/s of the root's stream through this tree (exact).
+    arcs : sequence of (str, str)
+        Out-trees (all-gather, all-reduce): ``(parent, child)``; in-trees
+        (reduce-scatter): ``(child, parent)``, data flowing to the root.
+        Parents come before children (breadth first).
+
+    Examples
+    --------
+    >>> t = ForestTree("h0", "1/2", [("h0", "h1"), ("h1", "h2")])
+    >>> t.weight, t.arcs, t.depth()
+    (Fraction(1, 2), (('h0', 'h1'), ('h1', 'h2')), 2)
+    """
+
+    root: str
+    weight: Fraction
+    arcs: tuple[tuple[str, str], ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "weight", Fraction(self.weight))
+        object.__setattr__(self, "arcs", tuple((str(u), str(v)) for u, v in self.arcs))
+
+    def depth(self, inward: bool = False) -> int:
+        """Arcs on the longest path from the root (``inward``: arcs are ``(child, parent)``).
+
+        Examples
+        --------
+        >>> ForestTree("a", 1, [("b", "a"), ("c", "b")]).depth(inward=True)
+        2
+        """
+        depth = {self.root: 0}
+        for u, v in self.arcs:
+            parent, child = (v, u) if inward else (u, v)
+            depth[child] = depth.get(parent, 0) + 1
+        return max(depth.values())
+
+
+@dataclass(frozen=True)
+class ForestSchedule(Schedule):
+    """Weighted spanning trees per root, lowered as pieces pipelined in ``chunks`` (module docstring).
+
+    Attributes
+    ----------
+    kind : {"allgather", "reducescatter", "allreduce"}
+        The collective it carries (see the module docstring for which way the arcs point).
+    participants : tuple of str
+        ``P_0 .. P_{N-1}``, in the collective's order.
+    trees : tuple of ForestTree
+        At least one per participant; the weights of a root's trees add up
+        to at least :attr:`throughput`.
+    throughput : Fraction
+        Bytes/s of every root's stream that the trees carry (exact): the
+        rate the schedule claims for its kind (see :meth:`operations_per_second`).
+    rate_bound : Fraction
+        The cut bound on that rate (exact; ForestColl's x*): no schedule
+        streams every root faster under the multi-port model.
+    chunks : int
+        Pieces each tree's share of a block is cut into, pipelined.
+    window : int
+        Messages from one rank to another in flight at once (module docstring).
+
+    Raises
+    ------
+    ScheduleError
+        An unknown kind, a tree rooted at a non-participant or that does not
+        span the participants (or has a node with two parents), a
+        participant without a tree, a weight <= 0, a root's weights adding
+        up to less than :attr:`throughput`, the throughput above the bound,
+        or ``chunks``, ``window`` not an integer >= 1.
+
+    Examples
+    --------
+    >>> t = [ForestTree("h0", 2, [("h0", "h1")]), ForestTree("h1", 2, [("h1", "h0")])]
+    >>> f = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=2, rate_bound=2)
+    >>> f.shape, f.chunks, f.window, f.depth()
+    ('forest', 1, 2, 1)
+    >>> ForestSchedule(participants=("h0", "h1"), trees=t[:1], throughput=2, rate_bound=2)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: forest participant 'h1' roots no tree (give every participant at least one tree)
+    >>> ForestSchedule(participants=("h0", "h1", "h2"), trees=t, throughput=2, rate_bound=2)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: forest tree 0 (root 'h0') does not reach participant 'h2' (a tree must span every participant)
+    """
+
+    kind: str = "allgather"
+    participants: tuple[str, ...] = ()
+    trees: tuple[ForestTree, ...] = ()
+    throughput: Fraction = Fraction(0)
+    rate_bound: Fraction = Fraction(0)
+    chunks: int = 1
+    window: int = 2
+    shape = "forest"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.kind not in FOREST_KINDS:
+            raise ScheduleError(f"forest kind {self.kind!r} is not one of {', '.join(FOREST_KINDS)}")
+        object.__setattr__(self, "participants", tuple(self.participants))
+        object.__setattr__(self, "trees", tuple(t if isinstance(t, ForestTree) else ForestTree(*t)
+                                                for t in self.trees))
+        for name in ("throughput", "rate_bound"):
+            object.__setattr__(self, name, Fraction(getattr(self, name)))
+        for name in ("chunks", "window"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ScheduleError(f"forest {name} is {value!r}", fix="give an integer >= 1")
+        if not self.participants:
+            return  # an empty forest (the JSON reader's template)
+        members = set(self.participants)
+        for j, t in enumerate(self.trees):
+            self._check_tree(j, t, members)
+        for r in self.participants:
+            total = self.root_rate(r)
+            if not total:
+                raise ScheduleError(f"forest participant {r!r} roots no tree", fix="give every participant at least one tree")
+            if total < self.throughput:
+                raise ScheduleError(f"forest trees of root {r!r} carry {total} bytes/s, less than the throughput "
+                                    f"{self.throughput}", fix="lower the throughput to the least root's total")
+        if self.throughput > self.rate_bound:
+            raise ScheduleError(f"forest throughput {self.throughput} is above its bound {self.rate_bound}")
+
+    def _check_tree(self, j: int, t: ForestTree, members: set[str]) -> None:
+        where = f"forest tree {j} (root {t.root!r})"
+        if t.root not in members:
+            raise ScheduleError(f"{where} is rooted at a non-participant", fix="root every tree at a participant")
+        if t.weight <= 0:
+            raise ScheduleError(f"{where} has weight {t.weight}", fix="give a positive weight")
+        inward = self.kind == "reducescatter"
+        reached = {t.root}
+        for a, b in t.arcs:
+            parent, child = (b, a) if inward else (a, b)
+            if parent not in reached:
+                raise ScheduleError(f"{where}: arc {(a, b)!r} comes before its parent {parent!r} is reached",
+                                    fix="list arcs parents first")
+            if child in reached:
+                raise ScheduleError(f"{where}: node {child!r} has two parents")
+            reached.add(child)
+        missing = [p for p in self.participants if p not in reached]
+        if missing:
+            raise ScheduleError(f"{where} does not reach participant {missing[0]!r}",
+                                fix="a tree must span every participant")
+        stray = sorted(reached - members)
+        if stray:
+            raise ScheduleError(f"{where} names {stray[0]!r}, which is not a participant",
+                                fix="trees join participants only (switches and other hosts forward on routes)")
+
+    def __eq__(self, other):
+        if not isinstance(other, ForestSchedule):
+            return NotImplemented
+        fields = ("kind", "participants", "trees", "throughput", "rate_bound", "chunks", "window", "algorithm",
+                  "bound", "status", "message")
+        return all(getattr(self, f) == getattr(other, f) for f in fields) and dict(self.params) == dict(other.params)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def root_rate(self, root: str) -> Fraction:
+        """Bytes/s the trees of ``root`` carry: the sum of their weights.
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", "1/3", [("a", "b")]), ForestTree("a", "2/3", [("a", "b")]),
+        ...      ForestTree("b", 1, [("b", "a")])]
+        >>> ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1).root_rate("a")
+        Fraction(1, 1)
+        """
+        return sum((t.weight for t in self.trees if t.root == root), Fraction(0))
+
+    def shares(self) -> list[Fraction]:
+        """Per tree, the fraction of its root's block it carries: its weight over its root's total.
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", "1/3", [("a", "b")]), ForestTree("a", "2/3", [("a", "b")]),
+        ...      ForestTree("b", 1, [("b", "a")])]
+        >>> ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1).shares()
+        [Fraction(1, 3), Fraction(2, 3), Fraction(1, 1)]
+        """
+        totals = {r: self.root_rate(r) for r in self.participants}
+        return [t.weight / totals[t.root] for t in self.trees]
+
+    def depth(self) -> int:
+        """Arcs a chunk crosses from its root to the farthest participant (twice that for an all-reduce).
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", 1, [("a", "b"), ("b", "c")]), ForestTree("b", 1, [("b", "a"), ("b", "c")]),
+        ...      ForestTree("c", 1, [("c", "a"), ("c", "b")])]
+        >>> ForestSchedule(participants=("a", "b", "c"), trees=t, throughput=1, rate_bound=1).depth()
+        2
+        """
+        deepest = max((t.depth(inward=self.kind == "reducescatter") for t in self.trees), default=0)
+        return 2 * deepest if self.kind == "allreduce" else deepest
+
+    def denominator(self) -> int:
+        """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions).
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", "1/3", [("a", "b")]), ForestTree("a", "2/3", [("a", "b")]),
+        ...      ForestTree("b", 1, [("b", "a")])]
+        >>> ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1, chunks=4).denominator()
+        12
+        """
+        lcm = math.lcm(*(s.denominator for s in self.shares()))
+        return lcm * self.chunks * (1 if self.kind == "allgather" else len(self.participants))
+
+    def block_bytes(self, collective: Collective) -> float:
+        """Bytes of one root's stream per instance: the block (all-gather, reduce-scatter) or the vector's ``1/N``.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> t = [ForestTree("a", 1, [("a", "b")]), ForestTree("b", 1, [("b", "a")])]
+        >>> f = ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1)
+        >>> f.block_bytes(cs.AllGather(participants=["a", "b"], size=8))
+        8.0
+        """
+        base = collective.base
+        return base.size / len(self.participants) if base.kind == "allreduce" else float(base.size)
+
+    def operations_per_second(self, collective: Collective | None = None) -> Fraction:
+        """The rate of a long series this schedule claims: operations per second (exact).
+
+        Every root streams :attr:`throughput` bytes/s: ``throughput / block``
+        operations per second, where the block is :meth:`block_bytes`. For
+        an all-reduce the two phases share the links, and
+        :attr:`throughput` is already the rate of the pair (the planner
+        computes it from both phases' loads).
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> t = [ForestTree("a", 100, [("a", "b")]), ForestTree("b", 100, [("b", "a")])]
+        >>> f = ForestSchedule(participants=("a", "b"), trees=t, throughput=100, rate_bound=100)
+        >>> f.operations_per_second(cs.AllGather(participants=["a", "b"], size=8))
+        Fraction(25, 2)
+        """
+        collective = self.answering(collective)
+        return self.throughput / Fraction(self.block_bytes(collective))
+
+    def lower(self, platform: Platform, collective: Collective | None = None) -> Program:
+        """The program of ``collective`` (one instance or a series) through the trees, as the module docstring says.
+
+        Parameters
+        ----------
+        platform : Platform
+            Its hosts are the ranks.
+        collective : AllGather, ReduceScatter or AllReduce, or a Series of one
+            By default the schedule's own.
+
+        Returns
+        -------
+        Program
+            Denominator :meth:`denominator`.
+
+        Raises
+        ------
+        ScheduleError
+            The collective is not of the schedule's kind or has other
+            participants, or (non-commutative) an in-tree joins operands
+            that are not adjacent.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(2)
+        >>> t = [ForestTree("h0", 1, [("h0", "h1")]), ForestTree("h1", 1, [("h1", "h0")])]
+        >>> f = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=1, rate_bound=1)
+        >>> c = cs.Series(cs.AllGather(participants=["h0", "h1"], size=8), count=3)
+        >>> f.lower(p, c)
+        <Program '': 2 ranks, 12 ops, 6 messages>
+        >>> f.lower(p, cs.AllGather(participants=["h1", "h0"], size=8))
+        Traceback (most recent call last):
+        ...
+        collsched.errors.ScheduleError: the forest's participants are ('h0', 'h1'), the allgather's ('h1', 'h0') (plan a forest for this collective)
+        """
+        collective = self.answering(collective)
+        base = collective.base
+        if base.kind != self.kind:
+            raise ScheduleError(f"a forest schedule of {self.kind} cannot carry an {base.kind}",
+                                fix=f"plan a forest for the {base.kind}")
+        if tuple(base.participants) != self.participants:
+            raise ScheduleError(f"the forest's participants are {self.participants}, the {base.kind}'s "
+                                f"{tuple(base.participants)}", fix="plan a forest for this collective")
+        lowering = _Lowering(self, platform, collective)
+        lowering.run(collective.count * self.chunks)
+        return lowering.b.build()
+
+
+class _Lowering:
+    """One lowering: the builder, each tree's share and its actions by stage, the messages in flight per pair."""
+
+    def __init__(self, f: ForestSchedule, platform, collective):
+        self.f, self.platform, self.base = f, platform, collective.base
+        self.b = ProgramBuilder(platform.hosts, denominator=f.denominator(), name=f.algorithm)
+        self.sizer = collective.sizer(platform)
+        self.position = {p: i for i, p in enumerate(f.participants)}
+        self.commutative = getattr(self.base, "commutative", True)
+        n = len(f.participants)
+        block = self.b.denominator if f.kind == "allgather" else self.b.denominator // n
+        # tree j's share of its root's block: [offset, offset + C·length) inside the block's region, C chunks
+        self.region: list[tuple[int, int]] = []
+        used: dict[str, Fraction] = {}
+        for t, share in zip(f.trees, f.shares()):
+            first = 0 if f.kind == "allgather" else self.position[t.root] * block
+            before = used.get(t.root, Fraction(0))
+            used[t.root] = before + share
+            self.region.append((first + int(before * block), int(share * block) // f.chunks))
+        self.actions = [_actions(f.kind, t) for t in f.trees]
+        self.in_flight: dict[tuple[str, str], list[int]] = {}
+        self.held: dict[tuple[int, int, str], Piece] = {}
+
+    def run(self, items: int) -> None:
+        """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``."""
+        last = max((g for acts in self.actions for g, *_ in acts), default=0)
+        for k in range(items + last):
+            for j, acts in enumerate(self.actions):
+                for g, what, u, v in acts:
+                    if 0 <= k - g < items:
+                        self.act(j, k - g, what, u, v)
+
+    def act(self, j: int, item: int, what: str, u: str, v: str | None) -> None:
+        inst, chunk = divmod(item, self.f.chunks)
+        offset, length = self.region[j]
+        rng = (offset + chunk * length, offset + (chunk + 1) * length)
+        key = (j, item)
+        if what == "send":  # all-gather: the root's block, or (all-reduce) the reduced piece the root made
+            piece = self.held.get((*key, self.f.trees[j].root)) if self.f.kind == "allreduce" else \
+                Piece(self.base.block_of(self.platform, inst, self.f.trees[j].root), *rng)
+            self.send(u, v, piece)
+            return
+        # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
+        own = Piece(self.operand(inst, self.position[u]), *rng)
+        received = self.held.pop((*key, u), [])
+        result = self.combine(u, own, received)
+        if v is None:
+            self.held[(*key, u)] = result
+        else:
+            self.held.setdefault((*key, v), []).append(result)
+            self.send(u, v, result)
+
+    def send(self, u: str, v: str, piece: Piece) -> None:
+        sent = self.in_flight.setdefault((u, v), [])
+        window = self.f.window
+        after = [sent[-window]] if len(sent) >= window else []
+        size = self.sizer(piece.value) * (piece.end - piece.start) / self.b.denominator
+        op, _ = self.b.send(u, v, [piece], size, after=after, recv_after=())
+        sent.append(op)
+
+    def operand(self, inst: int, position: int):
+        """Operand ``position`` of instance ``inst``: the whole vector, as the collective names it."""
+        from .values import partial, reduced
+
+        return reduced(inst, [position]) if self.commutative else partial(inst, position, position)
+
+    def combine(self, node: str, own: Piece, received: list[Piece]) -> Piece:
+        """Combine ``own`` with ``received`` on ``node``, one binary combination each, in an order the operator allows."""
+        from .values import Value, partial
+
+        cost = getattr(self.base, "task_cost", 0.0) * (own.end - own.start) / self.b.denominator
+        if self.commutative:
+            acc = own
+            for x in received:
+                value = Value(acc.value.kind, acc.value.inst, acc.value.a | x.value.a, 0)
+                out = Piece(value, own.start, own.end)
+                self.b.compute(node, [acc, x], out, cost, after=())
+                acc = out
+            return acc
+        inputs = sorted([own, *received], key=lambda x: x.value.a)
+        acc = inputs[0]
+        for x in inputs[1:]:
+            if x.value.a != acc.value.b + 1:
+                raise ScheduleError(f"forest in-tree at {node!r} joins operands {acc.value.a}..{acc.value.b} and "
+                                    f"{x.value.a}..{x.value.b}, which are not adjacent, for a non-commutative "
+                                    "reduction", fix="use commutative=True, or trees whose subtrees hold "
+                                    "consecutive participants")
+            out = Piece(partial(acc.value.inst, acc.value.a, x.value.b), own.start, own.end)
+            self.b.compute(node, [acc, x], out, cost, after=())
+            acc = out
+        return acc
+
+
+def _actions(kind: str, tree: ForestTree) -> list[tuple[int, str, str, str | None]]:
+    """A tree's actions ``(stage, what, u, v)`` in the order a round runs them.
+
+    ``("send", u, v)`` forwards the piece down the arc ``u→v`` at stage
+    ``depth(v) - 1``; ``("reduce", u, parent)`` combines at ``u`` and sends
+    up (parent None at the root) at stage ``height(u)``, the arcs of the
+    longest path below ``u``. An all-reduce's sends come after the root's
+    reduction: stage ``height(root) + depth(v) - 1``. So a piece moves one
+    arc per round, and a rank's messages to one peer go in the order the
+    pieces reach it in the steady state (a relay does not hold back the
+    piece it can send for one that is still on its way).
+    """
+    acts: list[tuple[int, str, str, str | None]] = []
+    top = 0
+    if kind != "allgather":
+        up = tree.arcs if kind == "reducescatter" else tuple((v, u) for u, v in tree.arcs)
+        height: dict[str, int] = {}
+        order = [tree.root] + [child for child, _ in up]
+        parent = dict(up)
+        for u in reversed(order):  # children before parents
+            height.setdefault(u, 0)
+            if u in parent:
+                height[parent[u]] = max(height.get(parent[u], 0), height[u] + 1)
+            acts.append((height[u], "reduce", u, parent.get(u)))
+        top = height[tree.root]
+    if kind != "reducescatter":
+        depth = {tree.root: 0}
+        for u, v in tree.arcs:
+            depth[v] = depth[u] + 1
+            acts.append((top + depth[v] - 1, "send", u, v))
+    return acts
