@@ -10,7 +10,8 @@ Examples
 """
 
 from . import platform, topologies, units
-from .collectives import AllGather, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, Series
+from .collectives import (AllGather, AllReduce, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce,
+                          ReduceScatter, Scatter, Series)
 from .errors import (CollectiveError, CollschedError, FormatError, PlatformError, ScheduleError, UnitError,
                      ValidationError)
 from .planner import plan
@@ -27,7 +28,8 @@ __version__ = "0.1.0"
 
 __all__ = ["platform", "topologies", "units", "Platform", "Node", "Link", "load_platform", "save_platform",
            "load_collective", "save_collective", "load_schedule", "save_schedule", "load_program", "save_program",
-           "Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "AllGather", "Series",
+           "Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "AllGather",
+           "ReduceScatter", "AllReduce", "Series",
            "Schedule", "StepSchedule", "OrderSchedule", "TreeSchedule", "PeriodicSchedule", "Program",
            "ProgramBuilder", "Bound", "Status", "plan", "validate",
            "CollschedError", "PlatformError", "CollectiveError", "ScheduleError", "ValidationError",

@@ -17,6 +17,10 @@ after (:meth:`~Collective.final_values`) as symbolic values
 * :class:`AllToMany` — a sparse personalized exchange (COM matrix);
 * :class:`AllGather` — every participant contributes a block and ends with
   every participant's block, in participant order (as N broadcasts);
+* :class:`ReduceScatter` — participant ``j`` ends with block ``j`` of the
+  reduction of every participant's vector (commutative or ordered operator);
+* :class:`AllReduce` — every participant ends with the reduction of every
+  participant's vector;
 * :class:`Series` — ``count`` independent instances of a collective, pipelined.
 
 Examples
@@ -38,10 +42,12 @@ from .broadcast import Broadcast
 from .gpu import AllGather
 from .personalized import AllToAll, AllToMany, Gather, Scatter
 from .reduce import Reduce
+from .reductions import AllReduce, ReduceScatter
 from .series import Series
 
-__all__ = ["Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "AllGather", "Series",
-           "COLLECTIVE_KINDS"]
+__all__ = ["Collective", "Scatter", "Gather", "Broadcast", "Reduce", "AllToAll", "AllToMany", "AllGather",
+           "ReduceScatter", "AllReduce", "Series", "COLLECTIVE_KINDS"]
 
 #: Every collective class by its ``kind``.
-COLLECTIVE_KINDS = {c.kind: c for c in (Scatter, Gather, Broadcast, Reduce, AllToAll, AllToMany, AllGather, Series)}
+COLLECTIVE_KINDS = {c.kind: c for c in (Scatter, Gather, Broadcast, Reduce, AllToAll, AllToMany, AllGather,
+                                        ReduceScatter, AllReduce, Series)}

@@ -55,7 +55,8 @@ class Collective(ABC):
     ----------
     kind : str
         ``"scatter"``, ``"gather"``, ``"broadcast"``, ``"reduce"``,
-        ``"alltoall"``, ``"alltomany"``, ``"allgather"`` or ``"series"`` (a class attribute).
+        ``"alltoall"``, ``"alltomany"``, ``"allgather"``, ``"reducescatter"``, ``"allreduce"`` or
+        ``"series"`` (a class attribute).
     hosts : tuple of str
         Every host involved.
     count : int
@@ -69,7 +70,7 @@ class Collective(ABC):
     --------
     >>> from collsched.collectives import COLLECTIVE_KINDS, Gather
     >>> sorted(COLLECTIVE_KINDS)
-    ['allgather', 'alltoall', 'alltomany', 'broadcast', 'gather', 'reduce', 'scatter', 'series']
+    ['allgather', 'allreduce', 'alltoall', 'alltomany', 'broadcast', 'gather', 'reduce', 'reducescatter', 'scatter', 'series']
     >>> g = Gather(sources=["h1", "h2"], target="h0", size=10)
     >>> isinstance(g, Collective), g.kind, g.hosts, g.count
     (True, 'gather', ('h0', 'h1', 'h2'), 1)
@@ -127,7 +128,9 @@ class Collective(ABC):
         Returns
         -------
         initial, final : list of (str, Value)
-            What each host holds before, and must hold after, this instance.
+            What each host holds before, and must hold after, this instance;
+            a final entry may be a :class:`~collsched.schedules.values.Part`
+            (a fraction of a value: a ReduceScatter's block).
 
         Raises
         ------

@@ -4,7 +4,7 @@ An all-gather is ``N`` broadcasts at once: participant ``i``'s block is the
 broadcast value ``m[i→*]@t`` (``block(t, host_index(P_i), -1)``, as
 :class:`~collsched.collectives.Broadcast` names its message), so the
 validator checks it with no new kind of value. ReduceScatter and AllReduce
-(commutative reductions) are not here yet.
+are in :mod:`collsched.collectives.reductions`.
 
 Examples
 --------

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..fileformat import REQUIRED, Where, elements, field
-from .values import BLOCK, PARTIAL, Piece, Value
+from .values import BLOCK, PARTIAL, REDUCED, Piece, Value
 
 _NONE = type(None)
 _FRACTION = re.compile(r"\s*-?\d+(/\d+)?\s*")
@@ -43,15 +43,26 @@ def _fraction(obj, name, where, default=REQUIRED) -> Fraction:
     return value if value is default else _read_frac(value, where.at(name))
 
 
-def _piece(x: Value | Piece) -> list[int]:
-    return [*map(int, x.value), int(x.start), int(x.end)] if isinstance(x, Piece) else [*map(int, x)]
+_HEX = re.compile(r"0x[0-9a-f]+")
+
+
+def _piece(x: Value | Piece) -> list:
+    """``[kind, inst, a, b(, start, end)]``; a reduction's operand set ``a`` as a hex string ``"0x..."`` (any size)."""
+    value, frag = (x.value, [int(x.start), int(x.end)]) if isinstance(x, Piece) else (x, [])
+    a = hex(value.a) if value.kind == REDUCED else int(value.a)
+    return [int(value.kind), int(value.inst), a, int(value.b), *frag]
 
 
 def _read_piece(item: Any, where: Where, lengths=(4, 6)) -> Value | Piece:
-    if not (isinstance(item, list) and len(item) in lengths and item[0] in (BLOCK, PARTIAL)
+    found = item
+    if isinstance(item, list) and len(item) in lengths and item[0] == REDUCED:
+        mask = item[2] if isinstance(item[2], str) and _HEX.fullmatch(item[2]) else None
+        item = None if mask is None or int(mask, 16) == 0 else [item[0], item[1], int(mask, 16), *item[3:]]
+    if not (isinstance(item, list) and len(item) in lengths and item[0] in (BLOCK, PARTIAL, REDUCED)
             and all(isinstance(v, int) and not isinstance(v, bool) for v in item)):
         shape = " or ".join(["[kind, inst, a, b]", "[kind, inst, a, b, start, end]"][n == 6] for n in lengths)
-        raise where.error(f"expected {shape} (integers, kind 0 or 1), found {_show(item)}")
+        raise where.error(f"expected {shape} (integers, kind 0, 1 or 2; for kind 2, a the hex mask of the "
+                          f"operands, e.g. \"0x29\"), found {_show(found)}")
     return Value(*item[:4]) if len(item) == 4 else Piece(Value(*item[:4]), item[4], item[5])
 
 

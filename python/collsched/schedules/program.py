@@ -42,7 +42,7 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 
 from ..errors import ScheduleError
-from .values import Piece, Value, as_piece
+from .values import REDUCED, Piece, Value, as_piece
 
 __all__ = ["Program", "ProgramBuilder", "Op", "SEND", "RECV", "COMPUTE", "OP_KINDS", "PREVIOUS"]
 
@@ -135,9 +135,15 @@ class Program:
     dep_ptr, dep_idx : numpy arrays
         CSR lists of dependencies: op ``i`` waits for ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]``.
     piece_ptr, pieces : numpy arrays
-        CSR lists of pieces, rows ``(kind, inst, a, b, start, end)``; a recv has none.
+        CSR lists of pieces, rows ``(kind, inst, a, b, start, end)``; a recv
+        has none. For a commutative reduction (kind ``REDUCED``), ``a`` is the
+        index of its operand set in :attr:`operand_sets`.
     name : str
         What made it (an algorithm name), for display.
+    operand_sets : tuple of int
+        The operand sets (bitmasks, Python ints of any size) of the
+        reductions the program names, each once; :meth:`op` and
+        :meth:`value_of` give values with their real masks.
 
     Notes
     -----
@@ -171,6 +177,7 @@ class Program:
     piece_ptr: np.ndarray
     pieces: np.ndarray
     name: str = ""
+    operand_sets: tuple[int, ...] = ()
 
     @property
     def n_ops(self) -> int:
@@ -246,10 +253,46 @@ class Program:
         kind = int(self.op_kind[i])
         peer = int(self.op_peer[i])
         rows = self.pieces[self.piece_ptr[i]:self.piece_ptr[i + 1]]
-        pieces = tuple(Piece(Value(*map(int, r[:4])), int(r[4]), int(r[5])) for r in rows)
+        pieces = tuple(Piece(self.value_of(r), int(r[4]), int(r[5])) for r in rows)
         return Op(int(i), self.ranks[int(self.op_rank[i])], OP_KINDS[kind], None if peer < 0 else self.ranks[peer],
                   int(self.op_msg[i]), float(self.op_size[i]), pieces,
                   tuple(int(d) for d in self.dep_idx[self.dep_ptr[i]:self.dep_ptr[i + 1]]))
+
+    def value_of(self, row) -> Value:
+        """The value a stored piece row names (a reduction's operand set looked up in :attr:`operand_sets`).
+
+        Parameters
+        ----------
+        row : sequence of int
+            A row of :attr:`pieces` (its first four entries are read).
+
+        Returns
+        -------
+        Value
+
+        Raises
+        ------
+        ScheduleError
+            If a reduction's row names an operand set the table does not have.
+
+        Examples
+        --------
+        >>> from collsched.schedules.values import reduced
+        >>> b = ProgramBuilder(["a", "b"])
+        >>> _ = b.send("a", "b", [reduced(0, [0, 9])], size=8)
+        >>> prog = b.build()
+        >>> prog.pieces[0].tolist(), prog.operand_sets
+        ([2, 0, 0, 0, 0, 1], (513,))
+        >>> prog.value_of(prog.pieces[0])
+        Σ{0,9}@0
+        """
+        kind, inst, a, b = (int(x) for x in row[:4])
+        if kind != REDUCED:
+            return Value(kind, inst, a, b)
+        if not 0 <= a < len(self.operand_sets):
+            raise ScheduleError(f"program {self.name!r} names operand set {a}, but has "
+                                f"{len(self.operand_sets)}", fix="build programs with ProgramBuilder")
+        return Value(kind, inst, self.operand_sets[a], b)
 
     def __iter__(self):
         return (self.op(i) for i in range(self.n_ops))
@@ -346,12 +389,40 @@ class Program:
             return NotImplemented
         arrays = ("op_rank", "op_kind", "op_peer", "op_msg", "op_size", "dep_ptr", "dep_idx", "piece_ptr", "pieces")
         return (self.ranks == other.ranks and self.denominator == other.denominator and self.name == other.name
-                and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays))
+                and self.operand_sets == other.operand_sets and all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays))
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"<Program {self.name!r}: {len(self.ranks)} ranks, {self.n_ops} ops, {self.n_messages} messages>"
+
+
+def piece_row(p: Piece, sets: dict[int, int]) -> tuple[int, ...]:
+    """The stored row of a piece: a reduction's mask replaced by its index in ``sets`` (added if new).
+
+    Parameters
+    ----------
+    p : Piece
+    sets : dict
+        ``{mask: index}``, the program's table of operand sets being built
+        (in insertion order, so ``tuple(sets)`` is :attr:`Program.operand_sets`).
+
+    Returns
+    -------
+    tuple of int
+        ``(kind, inst, a, b, start, end)``.
+
+    Examples
+    --------
+    >>> from collsched.schedules.values import reduced
+    >>> sets = {}
+    >>> piece_row(Piece(reduced(0, [1]), 0, 1), sets), piece_row(Piece(reduced(3, [1]), 0, 1), sets), sets
+    ((2, 0, 0, 0, 0, 1), (2, 3, 0, 0, 0, 1), {2: 0})
+    """
+    v = p.value
+    if v.kind == REDUCED:
+        v = Value(REDUCED, v.inst, sets.setdefault(v.a, len(sets)), v.b)
+    return (*v, p.start, p.end)
 
 
 class ProgramBuilder:
@@ -405,6 +476,10 @@ class ProgramBuilder:
         self._last: list[int] = [-1] * len(self.ranks)
         self._producer: dict[tuple, int] = {}
         self._messages = 0
+        self._sets: dict[int, int] = {}
+
+    def _row(self, p: Piece) -> tuple[int, ...]:
+        return piece_row(p, self._sets)
 
     def rank_index(self, rank: str | int) -> int:
         """Index of ``rank`` (a node id, or an index, which is checked).
@@ -474,7 +549,7 @@ class ProgramBuilder:
 
     def _append(self, rank: int, kind: int, peer: int, msg: int, size: float, pieces, after) -> int:
         i = len(self._rank)
-        rows = [(*p.value, p.start, p.end) for p in (as_piece(x, self.denominator) for x in pieces)]
+        rows = [self._row(as_piece(x, self.denominator)) for x in pieces]
         deps = set() if after is PREVIOUS and self._last[rank] < 0 else \
             {self._last[rank]} if after is PREVIOUS else {int(d) for d in after}
         if kind != RECV:
@@ -632,4 +707,4 @@ class ProgramBuilder:
             dep_idx=_frozen(np.array([d for ds in self._deps for d in ds], dtype=np.int64)),
             piece_ptr=_frozen(piece_ptr),
             pieces=_frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
-            name=self.name)
+            name=self.name, operand_sets=tuple(self._sets))

@@ -12,7 +12,10 @@
 One row per operation, in program order (row ``i`` is op ``i``): rank,
 ``send`` | ``recv`` | ``compute``, peer rank (null for a compute), message id
 (null for a compute), bytes or flop, dependencies (indices of earlier ops)
-and pieces (for a compute: the inputs, then the output).
+and pieces (for a compute: the inputs, then the output). A piece is
+``[kind, inst, a, b, start, end]``; for a commutative reduction (kind 2)
+``a`` is the hex bitmask of its operand positions, ``"0x29"`` for operands
+0, 3 and 5, so that sets of any size are exact.
 
 Message ids are labels: any integers ``0 <= id < 2**63``, in any order and
 with gaps (a send and a receive with the same id are one message). They are
@@ -40,8 +43,9 @@ import numpy as np
 
 from ..collective_io import count_field
 from ..fileformat import Where, atomic_write, check_keys, dump_document, elements, field, load_document, read_text
-from .program import COMPUTE, OP_KINDS, Program
+from .program import COMPUTE, OP_KINDS, Program, piece_row
 from ._json import _COLUMNS, _NONE, _cells, _piece, _pieces, _strings
+from .values import as_piece
 
 #: Message ids are int64: ``0 <= id < MAX_MESSAGE_ID``.
 MAX_MESSAGE_ID = 2**63
@@ -113,9 +117,9 @@ def program_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>") -
         raise where.at("ranks").at(j).error(f"rank {ranks[j]!r} is listed twice")
     if field(obj, "columns", where, type=list, default=_COLUMNS) != _COLUMNS:
         raise where.at("columns").error(f"expected {json.dumps(_COLUMNS)}")
-    rows, seen = [], set()
+    rows, seen, sets = [], set(), {}
     for i, (w, row) in enumerate(elements(obj, "ops", where, type=list)):
-        rows.append(_read_op(i, row, w, index))
+        rows.append(_read_op(i, row, w, index, sets))
         kind, msg = rows[-1][1], rows[-1][3]
         if kind != COMPUTE and (kind, msg) in seen:
             raise w.at(3).error(f"message {msg} has two {OP_KINDS[kind]}s",
@@ -131,10 +135,10 @@ def program_from_dict(obj: Mapping[str, Any], where: Where | str = "<string>") -
     for a in arrays.values():
         a.setflags(write=False)
     return Program(ranks=ranks, denominator=count_field(obj, "denominator", where, default=1),
-                   name=field(obj, "name", where, type=str, default=""), **arrays)
+                   name=field(obj, "name", where, type=str, default=""), operand_sets=tuple(sets), **arrays)
 
 
-def _read_op(i: int, row: Any, where: Where, index: Mapping[str, int]) -> tuple:
+def _read_op(i: int, row: Any, where: Where, index: Mapping[str, int], sets: dict[int, int]) -> tuple:
     """One row of ``ops`` as ``(rank, kind, peer, msg, size, deps, pieces)``, in the Program's numbers."""
     cells = _cells(row, where, range(7, 8), f"an operation {json.dumps(_COLUMNS)}")
     kind = OP_KINDS.index(field(cells, 1, where, type=str, choices=OP_KINDS))
@@ -154,7 +158,7 @@ def _read_op(i: int, row: Any, where: Where, index: Mapping[str, int]) -> tuple:
             raise where.at(5).at(j).error(f"op {i} depends on op {d}", fix="dependencies name earlier operations")
     size = field(cells, 4, where, dimension="size" if talks else "flops", minimum=0)
     return (index[rank], kind, index[peer] if talks else -1, msg if talks else -1, size, deps,
-            [_piece(x) for x in _pieces(cells, 6, where, (6,))])
+            [piece_row(as_piece(x, 1), sets) for x in _pieces(cells, 6, where, (6,))])
 
 
 def program_to_json(p: Program) -> str:
