@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
-from .values import Piece
+from .values import Piece, combine
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -426,7 +426,7 @@ class _Lowering:
             self.send(u, v, piece)
             return
         # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
-        own = Piece(self.operand(inst, self.position[u]), *rng)
+        own = Piece(self.base.operand(inst, self.position[u]), *rng)
         received = self.held.pop((*key, u), [])
         result = self.combine(u, own, received)
         if v is None:
@@ -443,34 +443,18 @@ class _Lowering:
         op, _ = self.b.send(u, v, [piece], size, after=after, recv_after=())
         sent.append(op)
 
-    def operand(self, inst: int, position: int):
-        """Operand ``position`` of instance ``inst``: the whole vector, as the collective names it."""
-        from .values import partial, reduced
-
-        return reduced(inst, [position]) if self.commutative else partial(inst, position, position)
-
     def combine(self, node: str, own: Piece, received: list[Piece]) -> Piece:
         """Combine ``own`` with ``received`` on ``node``, one binary combination each, in an order the operator allows."""
-        from .values import Value, partial
-
-        cost = getattr(self.base, "task_cost", 0.0) * (own.end - own.start) / self.b.denominator
-        if self.commutative:
-            acc = own
-            for x in received:
-                value = Value(acc.value.kind, acc.value.inst, acc.value.a | x.value.a, 0)
-                out = Piece(value, own.start, own.end)
-                self.b.compute(node, [acc, x], out, cost, after=())
-                acc = out
-            return acc
-        inputs = sorted([own, *received], key=lambda x: x.value.a)
-        acc = inputs[0]
-        for x in inputs[1:]:
-            if x.value.a != acc.value.b + 1:
+        cost = self.base.task_cost * (own.end - own.start) / self.b.denominator
+        inputs = received if self.commutative else sorted([own, *received], key=lambda x: x.value.a)
+        acc = own if self.commutative else inputs.pop(0)
+        for x in inputs:
+            if not self.commutative and x.value.a != acc.value.b + 1:
                 raise ScheduleError(f"forest in-tree at {node!r} joins operands {acc.value.a}..{acc.value.b} and "
                                     f"{x.value.a}..{x.value.b}, which are not adjacent, for a non-commutative "
                                     "reduction", fix="use commutative=True, or trees whose subtrees hold "
                                     "consecutive participants")
-            out = Piece(partial(acc.value.inst, acc.value.a, x.value.b), own.start, own.end)
+            out = Piece(combine(acc.value, x.value), own.start, own.end)
             self.b.compute(node, [acc, x], out, cost, after=())
             acc = out
         return acc

@@ -1,0 +1,320 @@
+"""Forest schedules from tree packings: :func:`plan_forest`, registered as ``forest``.
+
+:func:`plan_forest` packs weighted spanning trees per root
+(:func:`collsched.algorithms.gpu.forest.pack_forest`: out-trees for an
+all-gather, in-trees for a reduce-scatter, the all-gather's out-trees for
+an all-reduce) and makes them a
+:class:`~collsched.schedules.ForestSchedule`, which lowers them to a program
+(its module docstring says how). Three things are decided here:
+
+* **Shares.** Tree ``T`` of root ``r`` carries ``w_T / x`` of ``r``'s block.
+  The program's denominator is the lcm of those fractions' denominators
+  (times ``chunks``, times ``N`` for reductions); when the lcm exceeds
+  :data:`~collsched.schedules.forest.MAX_SHARE_DENOMINATOR`, the shares are
+  rounded to multiples of ``1 / 2**19`` (largest remainders, each root's
+  still adding up to 1), and the throughput claimed is the rate the rounded
+  shares reach: ``min_T w_T / share_T`` (the message says so).
+* **All-reduce rate.** The reduce-scatter phase runs on the reversed trees
+  at the same time as the all-gather phase (chunk after chunk), so every
+  link carries both phases' loads. With each arc ``u→v`` of weight ``w``
+  loading the links of the route ``u→v`` (all-gather) and of ``v→u``
+  (reduce-scatter), the rate claimed is the all-gather's ``x`` times
+  ``min over link directions of capacity / load`` (exact).
+* **Chunks** of one large collective (:func:`choose_chunks`): the count that
+  minimises a pipeline model of the makespan.
+
+Bounds (the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid for
+every schedule under the multi-port model, e.g. ``Fluid``): ``rate_bound``
+is the cut bound ``x*`` on each root's stream (all-gather, reduce-scatter);
+for an all-reduce of a ``V``-byte vector it is ``min(x*_AG, λ / N)``, where
+``x*_AG`` is the all-gather cut bound (an all-gather of ``V/N``-byte blocks
+is a sum all-reduce of zero-padded vectors, so no all-reduce schedule that
+works for every input is faster than that all-gather) and ``λ`` the least
+capacity ``B⁺(S)`` over the cuts ``S`` that separate two participants (the
+result on the far side depends on all ``V`` bytes of the operands inside
+``S``, so ``V`` bytes must cross). For one collective the bound is a
+makespan: the largest of ``block / rate_bound`` and the latency bound (the
+largest, over ordered pairs of participants, least latency of a path
+between them: one participant's data must reach the other); for a series,
+a throughput: ``rate_bound / block`` operations per second.
+
+Examples
+--------
+>>> import collsched as cs
+>>> p = cs.topologies.dgx2(1)
+>>> c = cs.Series(cs.AllGather(participants=p.hosts, size=1e6), count=4)
+>>> s = plan_forest(p, c)
+>>> s.throughput == s.rate_bound, s.status, s.chunks
+(True, <Status.OPTIMAL: 'optimal'>, 1)
+>>> cs.validate(p, c, s)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ...errors import CollschedError
+from ...schedules import Bound, ForestSchedule, ForestTree, Status
+from ...schedules.forest import FOREST_KINDS, MAX_SHARE_DENOMINATOR
+from ..registry import register
+
+__all__ = ["plan_forest", "choose_chunks", "makespan_model", "link_loads", "CHUNK_CHOICES", "ROUNDED_SHARES"]
+
+#: The chunk counts :func:`choose_chunks` picks from.
+CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+#: Shares are rounded to multiples of ``1 / ROUNDED_SHARES`` when their lcm is too large.
+ROUNDED_SHARES = 2**19
+
+
+def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 0,
+                window: int = 2) -> ForestSchedule:
+    """A forest schedule of an all-gather, reduce-scatter or all-reduce (or a series of one).
+
+    Parameters
+    ----------
+    platform : Platform
+        Multi-port: every link direction is its own capacity.
+    collective : AllGather, ReduceScatter or AllReduce, or a Series of one
+    chunks : int, optional
+        Pieces each tree's share of a block is cut into. By default 1 for a
+        series (its instances pipeline), :func:`choose_chunks` for one
+        collective.
+    seed : int
+        Unused (the packing is deterministic).
+    window : int
+        Messages in flight from one rank to another (see :class:`~collsched.schedules.ForestSchedule`).
+
+    Returns
+    -------
+    ForestSchedule
+        ``status`` OPTIMAL for a series whose claimed rate equals the bound;
+        ``params``: ``chunks``, ``window`` and, for one collective, the
+        ``bandwidth_bound`` and ``latency_bound`` (seconds) and the model's
+        ``model_makespan``.
+
+    Raises
+    ------
+    CollschedError
+        A collective of another kind.
+    ValueError
+        ``chunks`` or ``window`` not an integer >= 1.
+    CollectiveError, PlatformError
+        The collective does not fit the platform (a router as participant, a participant another cannot reach).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.dgx2(1)
+    >>> c = cs.AllGather(participants=p.hosts, size=2**20)
+    >>> s = plan_forest(p, c, chunks=4)
+    >>> s.chunks, float(s.rate_bound) == 125e9 / 15
+    (4, True)
+    >>> s.bound.metric, s.bound.value == 2**20 / (125e9 / 15)
+    ('makespan', True)
+    >>> plan_forest(p, c, chunks=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: forest option chunks=0 is not an integer >= 1
+    """
+    for name, value in (("chunks", chunks), ("window", window)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"forest option {name}={value!r} is not an integer >= 1")
+    base = collective.base
+    if base.kind not in FOREST_KINDS:
+        raise CollschedError(f"the forest algorithm schedules {', '.join(FOREST_KINDS)}, not a {base.kind}")
+    collective.validate(platform)
+    from .forest import pack_forest
+
+    participants = tuple(base.participants)
+    packed = pack_forest(platform, participants, kind="reducescatter" if base.kind == "reducescatter" else "allgather")
+    trees, rate, note = _bounded_shares([ForestTree(t.root, t.weight, t.arcs) for t in packed.trees],
+                                        participants, Fraction(packed.throughput))
+    rate_bound = Fraction(packed.bound)
+    notes = [n for n in (packed.note, note) if n]
+    if base.kind == "allreduce":
+        scale = _allreduce_scale(platform, trees)
+        trees = [ForestTree(t.root, t.weight * scale, t.arcs) for t in trees]
+        rate *= scale
+        rate_bound = min(rate_bound, least_cut(platform, participants) / len(participants))
+    series = collective.kind == "series"
+    draft = ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
+                           rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest")
+    block = Fraction(draft.block_bytes(collective))
+    params = {"window": window}
+    if series:
+        bound = Bound(rate_bound / block, "throughput", "multi-port cut bound per root stream, per operation")
+        status = Status.OPTIMAL if rate == rate_bound else Status.FEASIBLE
+    else:
+        if chunks is None:
+            chunks = choose_chunks(platform, draft, collective)
+        bandwidth = float(block / rate_bound)
+        latency = latency_bound(platform, participants)
+        bound = Bound(max(bandwidth, latency), "makespan", "multi-port cut bound of the bytes, or the latency between "
+                      "two participants")
+        params.update(bandwidth_bound=bandwidth, latency_bound=latency,
+                      model_makespan=makespan_model(platform, draft, collective, chunks))
+        status = Status.FEASIBLE
+    params = {"chunks": chunks or 1, **params}
+    return ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
+                          rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest",
+                          params=params, bound=bound, status=status, message="; ".join(notes))
+
+
+def _bounded_shares(trees: list[ForestTree], participants, rate: Fraction) -> tuple[list[ForestTree], Fraction, str]:
+    """The trees with shares of bounded denominators, the rate they carry, and a note when rounded."""
+    totals = {r: sum((t.weight for t in trees if t.root == r), Fraction(0)) for r in participants}
+    shares = [t.weight / totals[t.root] for t in trees]
+    if math.lcm(*(s.denominator for s in shares)) <= MAX_SHARE_DENOMINATOR:
+        return trees, rate, ""
+    q = ROUNDED_SHARES
+    rounded: list[int] = [0] * len(trees)
+    for r in participants:  # largest remainders: each root's shares still add up to q / q
+        mine = [j for j, t in enumerate(trees) if t.root == r]
+        floors = {j: math.floor(shares[j] * q) for j in mine}
+        left = q - sum(floors.values())
+        for j in sorted(mine, key=lambda j: -(shares[j] * q - floors[j]))[:left]:
+            floors[j] += 1
+        for j, k in floors.items():
+            rounded[j] = k
+    kept = [(t, Fraction(k, q)) for t, k in zip(trees, rounded) if k > 0]
+    carried = min(t.weight / s for t, s in kept)
+    return ([ForestTree(t.root, s * carried, t.arcs) for t, s in kept], carried,
+            f"tree shares rounded to multiples of 1/{q}: they carry {float(carried):.6g} of the packing's "
+            f"{float(rate):.6g} bytes/s per root")
+
+
+def link_loads(platform, arcs) -> dict[tuple[str, bool], Fraction]:
+    """Bytes/s each link direction carries when each ``(u, v, w)`` of ``arcs`` streams ``w`` along the route ``u→v``.
+
+    Parameters
+    ----------
+    platform : Platform
+    arcs : iterable of (str, str, Fraction)
+
+    Returns
+    -------
+    dict
+        ``(link id, forward)`` → load; a shared or directed link counts
+        every hop as forward; fatpipe links (never shared) are left out.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> link_loads(p, [("h0", "h1", Fraction(2)), ("h2", "h1", Fraction(1))])[("l1", False)]
+    Fraction(3, 1)
+    """
+    loads: dict[tuple[str, bool], Fraction] = {}
+    for u, v, w in arcs:
+        for link, forward in platform.route_hops(u, v):
+            sharing = platform.links[link].sharing
+            if sharing == "fatpipe":
+                continue
+            key = (link, bool(forward) or sharing != "full_duplex")
+            loads[key] = loads.get(key, Fraction(0)) + w
+    return loads
+
+
+def _allreduce_scale(platform, trees: list[ForestTree]) -> Fraction:
+    """``min capacity / load`` over link directions when both phases run: the all-gather's arcs and their reverses."""
+    arcs = [(u, v, t.weight) for t in trees for u, v in t.arcs] + [(v, u, t.weight) for t in trees for u, v in t.arcs]
+    loads = link_loads(platform, arcs)
+    return min(Fraction(platform.links[link].bandwidth) / load for (link, _), load in loads.items() if load > 0)
+
+
+def least_cut(platform, participants) -> Fraction:
+    """The least capacity ``B⁺(S)`` of a cut ``S`` that separates two participants (exact, from float capacities).
+
+    Every such cut separates ``P_0`` from some ``P_j`` one way or the other,
+    so it is the least of the max-flows ``P_0 → P_j`` and ``P_j → P_0``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> least_cut(cs.topologies.star(3, bandwidth=8), ["h0", "h1", "h2"])
+    Fraction(8, 1)
+    """
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_edges_from((u, v, {"capacity": Fraction(bw)}) for u, v, bw in platform._graph.edges(data="bandwidth"))
+    first = participants[0]
+    return min(Fraction(nx.maximum_flow_value(g, a, b)) for p in participants[1:] for a, b in ((first, p), (p, first)))
+
+
+def latency_bound(platform, participants) -> float:
+    """The largest, over ordered pairs of participants, least latency of a path of the graph view between them.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> latency_bound(cs.topologies.star(3, latency=1e-6), ["h0", "h1"])
+    2e-06
+    """
+    import networkx as nx
+
+    g = platform._graph
+    return max(nx.single_source_dijkstra_path_length(g, a, weight="latency")[b]
+               for a in participants for b in participants if a != b)
+
+
+def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) -> float:
+    """The pipeline model of one collective's makespan with ``chunks`` pieces per tree share.
+
+    ``T(C) = (D + C - 1) · τ + D · ℓ``: a chunk of the deepest tree crosses
+    ``D`` arcs (:meth:`ForestSchedule.depth`), each taking the chunk's
+    time ``τ = block / (x · C)`` at the stream rate ``x`` plus ``ℓ``, the
+    largest route latency of an arc; the other ``C - 1`` chunks follow one
+    ``τ`` apart. Every message also pays its route latency before it flows;
+    with ``window`` of them in flight per pair, start-ups overlap only in
+    part, so each chunk adds ``ℓ / window`` to the time of the busiest
+    pair's stream: ``+ (C - 1) · ℓ / window``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(2, bandwidth=100, latency=1)
+    >>> t = [ForestTree("h0", 100, [("h0", "h1")]), ForestTree("h1", 100, [("h1", "h0")])]
+    >>> s = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=100, rate_bound=100, window=1)
+    >>> makespan_model(p, s, cs.AllGather(participants=["h0", "h1"], size=100), 1)
+    3.0
+    """
+    depth = schedule.depth()
+    block = schedule.block_bytes(collective)
+    tau = block / float(schedule.throughput) / chunks
+    ell = max(platform.latency(u, v) for t in schedule.trees for u, v in t.arcs)
+    return (depth + chunks - 1) * tau + depth * ell + (chunks - 1) * ell / schedule.window
+
+
+def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_CHOICES) -> int:
+    """The chunk count of :data:`CHUNK_CHOICES` that minimises :func:`makespan_model`.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(2, bandwidth=100, latency=1e-3)
+    >>> t = [ForestTree("h0", 100, [("h0", "h1")]), ForestTree("h1", 100, [("h1", "h0")])]
+    >>> s = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=100, rate_bound=100)
+    >>> choose_chunks(p, s, cs.AllGather(participants=["h0", "h1"], size=100))
+    1
+    """
+    return min(choices, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
+
+
+@register("forest", family="gpu", kinds=FOREST_KINDS,
+          summary="weighted spanning trees per root (tree packing at the cut bound), pipelined in chunks")
+def forest(platform, collective, *, seed: int = 0, chunks: int | None = None) -> ForestSchedule:
+    """Weighted spanning trees per root at the multi-port cut bound, each block pipelined in ``chunks`` pieces.
+
+    See :func:`plan_forest` (this is it, registered).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.dgx2(1)
+    >>> s = cs.plan(p, cs.AllGather(participants=p.hosts, size=1e6), algorithm="forest", chunks=2)
+    >>> s.shape, s.chunks
+    ('forest', 2)
+    """
+    return plan_forest(platform, collective, chunks=chunks, seed=seed)
