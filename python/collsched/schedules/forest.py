@@ -134,7 +134,17 @@ class ForestTree:
         object.__setattr__(self, "arcs", tuple((str(u), str(v)) for u, v in self.arcs))
 
     def depth(self, inward: bool = False) -> int:
-        """Arcs on the longest path from the root (``inward``: arcs are ``(child, parent)``).
+        """Arcs on the longest path from the root.
+
+        Parameters
+        ----------
+        inward : bool
+            The arcs are ``(child, parent)`` (an in-tree).
+
+        Returns
+        -------
+        int
+            0 for a tree of its root alone.
 
         Examples
         --------
@@ -271,6 +281,16 @@ class ForestSchedule(Schedule):
     def root_rate(self, root: str) -> Fraction:
         """Bytes/s the trees of ``root`` carry: the sum of their weights.
 
+        Parameters
+        ----------
+        root : str
+            A participant.
+
+        Returns
+        -------
+        Fraction
+            0 if no tree has that root.
+
         Examples
         --------
         >>> t = [ForestTree("a", "1/3", [("a", "b")]), ForestTree("a", "2/3", [("a", "b")]),
@@ -282,6 +302,11 @@ class ForestSchedule(Schedule):
 
     def shares(self) -> list[Fraction]:
         """Per tree, the fraction of its root's block it carries: its weight over its root's total.
+
+        Returns
+        -------
+        list of Fraction
+            In the order of :attr:`trees`; a root's add up to 1.
 
         Examples
         --------
@@ -296,6 +321,11 @@ class ForestSchedule(Schedule):
     def depth(self) -> int:
         """Arcs a chunk crosses from its root to the farthest participant (twice that for an all-reduce).
 
+        Returns
+        -------
+        int
+            The largest :meth:`ForestTree.depth` (doubled for an all-reduce: up, then down).
+
         Examples
         --------
         >>> t = [ForestTree("a", 1, [("a", "b"), ("b", "c")]), ForestTree("b", 1, [("b", "a"), ("b", "c")]),
@@ -308,6 +338,11 @@ class ForestSchedule(Schedule):
 
     def denominator(self) -> int:
         """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions).
+
+        Returns
+        -------
+        int
+            Every piece the lowering sends is a whole number of these units.
 
         Examples
         --------
@@ -322,6 +357,15 @@ class ForestSchedule(Schedule):
     def block_bytes(self, collective: Collective) -> float:
         """Bytes of one root's stream per instance: the block (all-gather, reduce-scatter) or the vector's ``1/N``.
 
+        Parameters
+        ----------
+        collective : Collective
+            Of the schedule's kind, or a series of one.
+
+        Returns
+        -------
+        float
+
         Examples
         --------
         >>> import collsched as cs
@@ -335,6 +379,15 @@ class ForestSchedule(Schedule):
 
     def operations_per_second(self, collective: Collective | None = None) -> Fraction:
         """The rate of a long series this schedule claims: operations per second (exact).
+
+        Parameters
+        ----------
+        collective : Collective, optional
+            By default the schedule's own.
+
+        Returns
+        -------
+        Fraction
 
         Every root streams :attr:`throughput` bytes/s: ``throughput / block``
         operations per second, where the block is :meth:`block_bytes`. For

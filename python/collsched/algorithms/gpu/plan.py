@@ -229,6 +229,17 @@ def least_cut(platform, participants) -> Fraction:
     Every such cut separates ``P_0`` from some ``P_j`` one way or the other,
     so it is the least of the max-flows ``P_0 → P_j`` and ``P_j → P_0``.
 
+    Parameters
+    ----------
+    platform : Platform
+        Its graph view (every link direction a capacity).
+    participants : sequence of str
+
+    Returns
+    -------
+    Fraction
+        Bytes/s (capacities read exactly from their floats).
+
     Examples
     --------
     >>> import collsched as cs
@@ -245,6 +256,16 @@ def least_cut(platform, participants) -> Fraction:
 
 def latency_bound(platform, participants) -> float:
     """The largest, over ordered pairs of participants, least latency of a path of the graph view between them.
+
+    Parameters
+    ----------
+    platform : Platform
+    participants : sequence of str
+
+    Returns
+    -------
+    float
+        Seconds: no schedule ends before the farthest participant can hear of the others.
 
     Examples
     --------
@@ -271,6 +292,20 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     part, so each chunk adds ``ℓ / window`` to the time of the busiest
     pair's stream: ``+ (C - 1) · ℓ / window``.
 
+    Parameters
+    ----------
+    platform : Platform
+    schedule : ForestSchedule
+        Its trees, rate and window (its own ``chunks`` is ignored).
+    collective : Collective
+        One instance.
+    chunks : int
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> import collsched as cs
@@ -289,6 +324,19 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
 
 def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_CHOICES) -> int:
     """The chunk count of :data:`CHUNK_CHOICES` that minimises :func:`makespan_model`.
+
+    Parameters
+    ----------
+    platform : Platform
+    schedule : ForestSchedule
+    collective : Collective
+        One instance.
+    choices : sequence of int
+
+    Returns
+    -------
+    int
+        The smallest of the best.
 
     Examples
     --------
