@@ -406,6 +406,29 @@ class ForestSchedule(Schedule):
         collective = self.answering(collective)
         return self.throughput / Fraction(self.block_bytes(collective))
 
+    def stage_arcs(self) -> list[tuple[int, int, str, str]]:
+        """Every message a tree sends per item (instance × chunk), with the round it goes in (module docstring).
+
+        Returns
+        -------
+        list of (int, int, str, str)
+            ``(stage, tree index, sender, receiver)``: the message of item
+            ``i`` goes in round ``i + stage``; it carries the tree's share of
+            the item's piece (a root's block, or its fragment of the vector).
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", 1, [("a", "b"), ("b", "c")]), ForestTree("b", 1, [("b", "a"), ("b", "c")]),
+        ...      ForestTree("c", 1, [("c", "a"), ("a", "b")])]
+        >>> ForestSchedule(participants=("a", "b", "c"), trees=t, throughput=1, rate_bound=1).stage_arcs()[:3]
+        [(0, 0, 'a', 'b'), (1, 0, 'b', 'c'), (0, 1, 'b', 'a')]
+        >>> ForestSchedule(kind="allreduce", participants=("a", "b", "c"), trees=t, throughput=1,
+        ...                rate_bound=1).stage_arcs()[:3]
+        [(0, 0, 'c', 'b'), (1, 0, 'b', 'a'), (2, 0, 'a', 'b')]
+        """
+        return [(g, j, u, v) for j, t in enumerate(self.trees) for g, _, u, v in _actions(self.kind, t)
+                if v is not None]
+
     def lower(self, platform: Platform, collective: Collective | None = None) -> Program:
         """The program of ``collective`` (one instance or a series) through the trees, as the module docstring says.
 

@@ -281,22 +281,29 @@ def latency_bound(platform, participants) -> float:
 
 
 def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) -> float:
-    """The pipeline model of one collective's makespan with ``chunks`` pieces per tree share.
+    """The round model of one collective's makespan with ``chunks`` pieces per tree share.
 
-    ``T(C) = (D + C - 1) · τ + D · ℓ``: a chunk of the deepest tree crosses
-    ``D`` arcs (:meth:`ForestSchedule.depth`), each taking the chunk's
-    time ``τ = block / (x · C)`` at the stream rate ``x`` plus ``ℓ``, the
-    largest route latency of an arc; the other ``C - 1`` chunks follow one
-    ``τ`` apart. Every message also pays its route latency before it flows;
-    with ``window`` of them in flight per pair, start-ups overlap only in
-    part, so each chunk adds ``ℓ / window`` to the time of the busiest
-    pair's stream: ``+ (C - 1) · ℓ / window``.
+    The lowering issues its messages in rounds (the ``Stages`` of
+    :mod:`collsched.schedules.forest`): item ``i`` (a chunk) sends its
+    stage-``g`` messages in round ``i + g``. The model runs the ``C + S - 1``
+    rounds (``S`` stages) one after the other; a round lasts
+
+    * the longest time a link direction needs for the bytes its messages
+      carry in that round (the tree shares of a ``1/C`` chunk, routed by
+      the platform), plus
+    * the start-up of the busiest pair: its messages of the round times
+      their route latency, over ``window`` (messages started together end
+      together, so a pair loses about one latency per ``window`` messages).
+
+    So the first and last rounds, where few stages work, are short; the
+    full rounds last ``block / (x · C)`` plus the start-ups: more chunks
+    shorten the fill and drain and add start-ups. Computation is left out.
 
     Parameters
     ----------
     platform : Platform
     schedule : ForestSchedule
-        Its trees, rate and window (its own ``chunks`` is ignored).
+        Its trees, shares and window (its own ``chunks`` is ignored).
     collective : Collective
         One instance.
     chunks : int
@@ -308,18 +315,46 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
 
     Examples
     --------
+    A chain ``h0 → h1 → h2`` per root on a star of 1 byte/s links: two
+    stages; with one chunk, two rounds in which each link carries one or two
+    blocks; with two chunks, three rounds of half blocks.
+
     >>> import collsched as cs
-    >>> p = cs.topologies.star(2, bandwidth=100, latency=1)
-    >>> t = [ForestTree("h0", 100, [("h0", "h1")]), ForestTree("h1", 100, [("h1", "h0")])]
-    >>> s = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=100, rate_bound=100, window=1)
-    >>> makespan_model(p, s, cs.AllGather(participants=["h0", "h1"], size=100), 1)
-    3.0
+    >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
+    >>> rings = [("h0", "h1", "h2"), ("h1", "h2", "h0"), ("h2", "h0", "h1")]
+    >>> t = [ForestTree(r, "1/2", [(r, a), (a, b)]) for r, a, b in rings]
+    >>> s = ForestSchedule(participants=("h0", "h1", "h2"), trees=t, throughput="1/2", rate_bound="1/2")
+    >>> c = cs.AllGather(participants=["h0", "h1", "h2"], size=1)
+    >>> makespan_model(p, s, c, 1), makespan_model(p, s, c, 2)
+    (2.0, 2.0)
     """
-    depth = schedule.depth()
+    import numpy as np
+
     block = schedule.block_bytes(collective)
-    tau = block / float(schedule.throughput) / chunks
-    ell = max(platform.latency(u, v) for t in schedule.trees for u, v in t.arcs)
-    return (depth + chunks - 1) * tau + depth * ell + (chunks - 1) * ell / schedule.window
+    shares = schedule.shares()
+    arcs = schedule.stage_arcs()
+    stages = max(g for g, *_ in arcs) + 1
+    channel: dict[tuple[str, bool], int] = {}
+    pair: dict[tuple[str, str], int] = {}
+    rows = []  # (stage, channel, bytes per item with one chunk)
+    for g, j, u, v in arcs:
+        pair.setdefault((u, v), len(pair))
+        for key, load in link_loads(platform, [(u, v, block * float(shares[j]))]).items():
+            rows.append((g, channel.setdefault(key, len(channel)), load))
+    loads = np.zeros((stages + 1, len(channel)))
+    for g, k, load in rows:
+        loads[g + 1, k] += load
+    counts = np.zeros((stages + 1, len(pair)))
+    for g, _, u, v in arcs:
+        counts[g + 1, pair[(u, v)]] += 1
+    capacity = np.array([platform.links[link].bandwidth for link, _ in channel])
+    latency = np.array([platform.latency(u, v) for u, v in pair])
+    loads, counts = np.cumsum(loads, axis=0), np.cumsum(counts, axis=0)
+    rounds = np.arange(chunks + stages - 1)
+    first, last = np.maximum(0, rounds - chunks + 1), np.minimum(stages - 1, rounds)
+    busy = ((loads[last + 1] - loads[first]) / chunks / capacity).max(axis=1)
+    start = ((counts[last + 1] - counts[first]) * latency).max(axis=1) / schedule.window
+    return float((busy + start).sum())
 
 
 def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_CHOICES) -> int:
