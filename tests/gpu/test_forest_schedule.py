@@ -110,6 +110,17 @@ def test_allreduce_programs_validate(commutative, count, chunks):
         assert prog.bytes_sent == pytest.approx(count * 2 * 4 * 3 * 6.0, rel=1e-12)
 
 
+@pytest.mark.parametrize("commutative", [True, False])
+@pytest.mark.parametrize("chunks", [1, 3])
+def test_allreduce_with_its_own_in_trees_validates(commutative, chunks):
+    """The reduce-scatter phase on chain in-trees, the all-gather phase on star out-trees."""
+    c = cs.Series(cs.AllReduce(participants=HOSTS, size=24.0, commutative=commutative), count=2)
+    trees = [ForestTree(t.root, 1, t.arcs, up.arcs) for t, up in zip(star_trees(HOSTS), chain_in_trees(HOSTS))]
+    f = forest("allreduce", HOSTS, trees, chunks)
+    assert f.depth() == 1 + 3
+    cs.validate(P, c, f.lower(P, c))
+
+
 def test_combinations_cost_task_cost_pro_rata_of_the_piece():
     c = cs.ReduceScatter(participants=HOSTS, size=6.0, task_cost=100.0)
     prog = forest("reducescatter", HOSTS, reversed_trees(star_trees(HOSTS)), chunks=2).lower(P, c)
@@ -191,11 +202,15 @@ def test_lowering_checks_the_collective():
     (dict(trees=[ForestTree("h2", 1, (("h2", "h0"), ("h2", "h3"), ("h2", "h1"), ("h1", "sw")))]),
      r"forest tree 0 \(root 'h2'\) names 'sw', which is not a participant"),
     (dict(trees=[ForestTree("h9", 1, ())]), r"forest tree 0 \(root 'h9'\) is rooted at a non-participant"),
+    (dict(trees=[ForestTree("h2", 1, (("h2", "h0"), ("h2", "h3"), ("h2", "h1")), ())]),
+     r"forest tree 0 \(root 'h2'\) has an up tree, which only an allreduce uses"),
+    (dict(kind="allreduce", trees=[ForestTree("h2", 1, (("h2", "h0"), ("h2", "h3"), ("h2", "h1")), (("h0", "h2"),))]),
+     r"forest tree 0 \(root 'h2'\) up does not reach participant 'h3'"),
 ])
 def test_bad_forests_raise_one_line(change, message):
     trees = star_trees(HOSTS)
     if "trees" in change:
-        change = dict(trees=change["trees"] + trees[1:])
+        change = {**change, "trees": change["trees"] + trees[1:]}
     kwargs = dict(kind="allgather", participants=tuple(HOSTS), trees=trees, throughput=1, rate_bound=1)
     with pytest.raises(ScheduleError, match="^" + message):
         ForestSchedule(**{**kwargs, **change})
@@ -208,6 +223,9 @@ def test_json_round_trip():
     back = schedule_from_json(schedule_to_json(f))
     assert back == f and back.collective == c
     assert back.lower(P) == f.lower(P)
+    up = [ForestTree(t.root, 1, t.arcs, u.arcs) for t, u in zip(star_trees(HOSTS), chain_in_trees(HOSTS))]
+    g = forest("allreduce", HOSTS, up + reversed_trees(chain_in_trees(HOSTS)))
+    assert schedule_from_json(schedule_to_json(g)) == g and '"up": [["h0", "h2"]' in schedule_to_json(g)
     text = schedule_to_json(f).replace('"arcs": [["h2", "h0"]', '"arcs": [["h2", "h2"]', 1)
     with pytest.raises(FormatError, match=r"^x\.json: schedule\.trees: forest tree 0 \(root 'h2'\): node 'h2' has two"):
         schedule_from_json(text, where="x.json")

@@ -117,21 +117,33 @@ class ForestTree:
         Out-trees (all-gather, all-reduce): ``(parent, child)``; in-trees
         (reduce-scatter): ``(child, parent)``, data flowing to the root.
         Parents come before children (breadth first).
+    up : sequence of (str, str), optional
+        All-reduce only: the in-tree ``(child, parent)`` of the
+        reduce-scatter phase, rooted at ``root`` too; by default the reversed
+        ``arcs``.
 
     Examples
     --------
     >>> t = ForestTree("h0", "1/2", [("h0", "h1"), ("h1", "h2")])
-    >>> t.weight, t.arcs, t.depth()
-    (Fraction(1, 2), (('h0', 'h1'), ('h1', 'h2')), 2)
+    >>> t.weight, t.arcs, t.depth(), t.up_arcs
+    (Fraction(1, 2), (('h0', 'h1'), ('h1', 'h2')), 2, (('h1', 'h0'), ('h2', 'h1')))
     """
 
     root: str
     weight: Fraction
     arcs: tuple[tuple[str, str], ...]
+    up: tuple[tuple[str, str], ...] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "weight", Fraction(self.weight))
         object.__setattr__(self, "arcs", tuple((str(u), str(v)) for u, v in self.arcs))
+        if self.up is not None:
+            object.__setattr__(self, "up", tuple((str(u), str(v)) for u, v in self.up))
+
+    @property
+    def up_arcs(self) -> tuple[tuple[str, str], ...]:
+        """The in-tree of an all-reduce's reduce-scatter phase: :attr:`up`, or the reversed arcs."""
+        return self.up if self.up is not None else tuple((v, u) for u, v in self.arcs)
 
     def depth(self, inward: bool = False) -> int:
         """Arcs on the longest path from the root.
@@ -250,24 +262,11 @@ class ForestSchedule(Schedule):
             raise ScheduleError(f"{where} is rooted at a non-participant", fix="root every tree at a participant")
         if t.weight <= 0:
             raise ScheduleError(f"{where} has weight {t.weight}", fix="give a positive weight")
-        inward = self.kind == "reducescatter"
-        reached = {t.root}
-        for a, b in t.arcs:
-            parent, child = (b, a) if inward else (a, b)
-            if parent not in reached:
-                raise ScheduleError(f"{where}: arc {(a, b)!r} comes before its parent {parent!r} is reached",
-                                    fix="list arcs parents first")
-            if child in reached:
-                raise ScheduleError(f"{where}: node {child!r} has two parents")
-            reached.add(child)
-        missing = [p for p in self.participants if p not in reached]
-        if missing:
-            raise ScheduleError(f"{where} does not reach participant {missing[0]!r}",
-                                fix="a tree must span every participant")
-        stray = sorted(reached - members)
-        if stray:
-            raise ScheduleError(f"{where} names {stray[0]!r}, which is not a participant",
-                                fix="trees join participants only (switches and other hosts forward on routes)")
+        if t.up is not None and self.kind != "allreduce":
+            raise ScheduleError(f"{where} has an up tree, which only an allreduce uses", fix="leave 'up' out")
+        _check_spans(where, t.root, t.arcs, self.kind == "reducescatter", self.participants, members)
+        if t.up is not None:
+            _check_spans(f"{where} up", t.root, t.up, True, self.participants, members)
 
     def __eq__(self, other):
         if not isinstance(other, ForestSchedule):
@@ -333,8 +332,10 @@ class ForestSchedule(Schedule):
         >>> ForestSchedule(participants=("a", "b", "c"), trees=t, throughput=1, rate_bound=1).depth()
         2
         """
-        deepest = max((t.depth(inward=self.kind == "reducescatter") for t in self.trees), default=0)
-        return 2 * deepest if self.kind == "allreduce" else deepest
+        if self.kind == "allreduce":
+            return max((t.depth() + ForestTree(t.root, t.weight, t.up_arcs).depth(inward=True) for t in self.trees),
+                       default=0)
+        return max((t.depth(inward=self.kind == "reducescatter") for t in self.trees), default=0)
 
     def denominator(self) -> int:
         """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions).
@@ -478,6 +479,26 @@ class ForestSchedule(Schedule):
         return lowering.b.build()
 
 
+def _check_spans(where: str, root: str, arcs, inward: bool, participants, members: set[str]) -> None:
+    """Raise unless ``arcs`` (parents first) form a tree rooted at ``root`` over exactly the participants."""
+    reached = {root}
+    for a, b in arcs:
+        parent, child = (b, a) if inward else (a, b)
+        if parent not in reached:
+            raise ScheduleError(f"{where}: arc {(a, b)!r} comes before its parent {parent!r} is reached",
+                                fix="list arcs parents first")
+        if child in reached:
+            raise ScheduleError(f"{where}: node {child!r} has two parents")
+        reached.add(child)
+    missing = [p for p in participants if p not in reached]
+    if missing:
+        raise ScheduleError(f"{where} does not reach participant {missing[0]!r}", fix="a tree must span every participant")
+    stray = sorted(reached - members)
+    if stray:
+        raise ScheduleError(f"{where} names {stray[0]!r}, which is not a participant",
+                            fix="trees join participants only (switches and other hosts forward on routes)")
+
+
 class _Lowering:
     """One lowering: the builder, each tree's share and its actions by stage, the messages in flight per pair."""
 
@@ -570,7 +591,7 @@ def _actions(kind: str, tree: ForestTree) -> list[tuple[int, str, str, str | Non
     acts: list[tuple[int, str, str, str | None]] = []
     top = 0
     if kind != "allgather":
-        up = tree.arcs if kind == "reducescatter" else tuple((v, u) for u, v in tree.arcs)
+        up = tree.arcs if kind == "reducescatter" else tree.up_arcs
         height: dict[str, int] = {}
         order = [tree.root] + [child for child, _ in up]
         parent = dict(up)

@@ -30,7 +30,9 @@ value is a number or, for an exact bound, a fraction string. Then per shape:
 * ``forest``: ``kind`` (``allgather`` | ``reducescatter`` | ``allreduce``),
   ``participants``, ``throughput`` and ``rate_bound`` (fractions, bytes/s
   of each root's stream), ``chunks``, ``window`` and ``trees``, a list of
-  ``{"root": host, "weight": fraction, "arcs": [[u, v], ...]}``. A slot is ``{"duration": fraction,
+  ``{"root": host, "weight": fraction, "arcs": [[u, v], ...]}`` and, for
+  an all-reduce whose reduce-scatter phase has its own in-tree, ``"up":
+  [[child, parent], ...]``. A slot is ``{"duration": fraction,
   "transfers": [{"src", "dst", "size", "pieces"}], "tasks": [{"node",
   "cost", "inputs", "output"}]}``.
 
@@ -202,17 +204,18 @@ def _read_periodic(obj, where) -> dict:
 def _write_forest(s: ForestSchedule) -> dict:
     return {"kind": s.kind, "participants": list(s.participants), "throughput": _frac(s.throughput),
             "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window,
-            "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs]}
-                      for t in s.trees]}
+            "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs],
+                       **({} if t.up is None else {"up": [list(a) for a in t.up]})} for t in s.trees]}
 
 
 def _read_forest(obj, where) -> dict:
     trees = []
     for w, t in elements(obj, "trees", where, default=[]):
-        check_keys(t, w, ("root", "weight", "arcs"))
-        arcs = tuple(tuple(field(_cells(a, v, range(2, 3), "an arc [u, v]"), j, v, type=str) for j in (0, 1))
-                     for v, a in elements(t, "arcs", w, type=list))
-        trees.append(ForestTree(field(t, "root", w, type=str), _fraction(t, "weight", w), arcs))
+        check_keys(t, w, ("root", "weight", "arcs", "up"))
+        arcs, up = (tuple(tuple(field(_cells(a, v, range(2, 3), "an arc [u, v]"), j, v, type=str) for j in (0, 1))
+                          for v, a in elements(t, name, w, type=list, default=[])) for name in ("arcs", "up"))
+        trees.append(ForestTree(field(t, "root", w, type=str), _fraction(t, "weight", w), arcs,
+                                up if "up" in t else None))
     return {"kind": field(obj, "kind", where, type=str, default="allgather"),
             "participants": _strings(obj, "participants", where) if "participants" in obj else (),
             **{name: _fraction(obj, name, where, default="0") for name in ("throughput", "rate_bound")},

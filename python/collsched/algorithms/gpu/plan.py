@@ -14,12 +14,16 @@ an all-reduce) and makes them a
   rounded to multiples of ``1 / 2**19`` (largest remainders, each root's
   still adding up to 1), and the throughput claimed is the rate the rounded
   shares reach: ``min_T w_T / share_T`` (the message says so).
-* **All-reduce rate.** The reduce-scatter phase runs on the reversed trees
-  at the same time as the all-gather phase (chunk after chunk), so every
-  link carries both phases' loads. With each arc ``u→v`` of weight ``w``
-  loading the links of the route ``u→v`` (all-gather) and of ``v→u``
-  (reduce-scatter), the rate claimed is the all-gather's ``x`` times
-  ``min over link directions of capacity / load`` (exact).
+* **All-reduce trees and rate.** The reduce-scatter phase runs at the same
+  time as the all-gather phase (chunk after chunk), so every link carries
+  both phases' loads. Its in-trees are either the reversed all-gather trees
+  (ForestColl's all-reduce) or the reduce-scatter packing's in-trees, paired
+  with the all-gather trees piece by piece (each root's shares of both
+  packings cut at the union of their boundaries); for each, the rate is the
+  largest ``x`` at which every link direction carries its load (each arc
+  ``u→v`` of share ``s`` loads the links of its route by ``s·x``), exact,
+  and the faster is kept. On a fabric with one-way links (``dgx2``,
+  ``ndv2``) a reversed arc may follow a longer route than the arc.
 * **Chunks** of one large collective (:func:`choose_chunks`): the count that
   minimises a pipeline model of the makespan.
 
@@ -128,15 +132,17 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
 
     participants = tuple(base.participants)
     packed = pack_forest(platform, participants, kind="reducescatter" if base.kind == "reducescatter" else "allgather")
-    trees, rate, note = _bounded_shares([ForestTree(t.root, t.weight, t.arcs) for t in packed.trees],
-                                        participants, Fraction(packed.throughput))
-    rate_bound = Fraction(packed.bound)
-    notes = [n for n in (packed.note, note) if n]
+    trees = [ForestTree(t.root, t.weight, t.arcs) for t in packed.trees]
+    rate, rate_bound = Fraction(packed.throughput), Fraction(packed.bound)
+    notes = [packed.note]
     if base.kind == "allreduce":
-        scale = _allreduce_scale(platform, trees)
-        trees = [ForestTree(t.root, t.weight * scale, t.arcs) for t in trees]
-        rate *= scale
+        up = pack_forest(platform, participants, kind="reducescatter")
+        trees, rate, choice = _allreduce_trees(platform, participants, trees, [ForestTree(t.root, t.weight, t.arcs)
+                                                                               for t in up.trees])
+        notes.append(choice)
         rate_bound = min(rate_bound, least_cut(platform, participants) / len(participants))
+    trees, rate, note = _bounded_shares(trees, participants, rate)
+    notes = [n for n in notes + [note] if n]
     series = collective.kind == "series"
     draft = ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
                            rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest")
@@ -179,7 +185,7 @@ def _bounded_shares(trees: list[ForestTree], participants, rate: Fraction) -> tu
             rounded[j] = k
     kept = [(t, Fraction(k, q)) for t, k in zip(trees, rounded) if k > 0]
     carried = min(t.weight / s for t, s in kept)
-    return ([ForestTree(t.root, s * carried, t.arcs) for t, s in kept], carried,
+    return ([ForestTree(t.root, s * carried, t.arcs, t.up) for t, s in kept], carried,
             f"tree shares rounded to multiples of 1/{q}: they carry {float(carried):.6g} of the packing's "
             f"{float(rate):.6g} bytes/s per root")
 
@@ -216,11 +222,51 @@ def link_loads(platform, arcs) -> dict[tuple[str, bool], Fraction]:
     return loads
 
 
-def _allreduce_scale(platform, trees: list[ForestTree]) -> Fraction:
-    """``min capacity / load`` over link directions when both phases run: the all-gather's arcs and their reverses."""
-    arcs = [(u, v, t.weight) for t in trees for u, v in t.arcs] + [(v, u, t.weight) for t in trees for u, v in t.arcs]
-    loads = link_loads(platform, arcs)
-    return min(Fraction(platform.links[link].bandwidth) / load for (link, _), load in loads.items() if load > 0)
+def _allreduce_trees(platform, participants, down: list[ForestTree], up: list[ForestTree]):
+    """The all-reduce's trees, the rate both phases reach together, and which pairing gave it.
+
+    Two candidates: the all-gather trees with their reverses as in-trees
+    (ForestColl's all-reduce), and the all-gather trees paired with the
+    reduce-scatter packing's in-trees (each root's shares of both packings
+    cut at the union of their boundaries: one entry per piece, with the
+    in-tree and the out-tree that carry it). Each gives the rate ``x`` at
+    which every link direction still carries both phases' loads; the faster
+    wins (the reversed trees on a tie).
+    """
+    reversed_ = [(t.root, _share(t, down), t.arcs, None) for t in down]
+    paired = []
+    for r in participants:
+        ins = [(_share(t, up), t.arcs) for t in up if t.root == r]
+        outs = [(_share(t, down), t.arcs) for t in down if t.root == r]
+        i = j = 0
+        left_in, left_out = ins[0][0], outs[0][0]
+        while i < len(ins) and j < len(outs):
+            piece = min(left_in, left_out)
+            paired.append((r, piece, outs[j][1], ins[i][1]))
+            left_in, left_out = left_in - piece, left_out - piece
+            if not left_in:
+                i += 1
+                left_in = ins[i][0] if i < len(ins) else 0
+            if not left_out:
+                j += 1
+                left_out = outs[j][0] if j < len(outs) else 0
+    best = None
+    for name, entries in (("reversed", reversed_), ("paired", paired)):
+        arcs = [(u, v, share) for _, share, down_arcs, up_arcs in entries
+                for u, v in down_arcs + (up_arcs or tuple((b, a) for a, b in down_arcs))]
+        loads = link_loads(platform, arcs)
+        rate = min(Fraction(platform.links[link].bandwidth) / load for (link, _), load in loads.items() if load > 0)
+        if best is None or rate > best[1]:
+            best = ([ForestTree(r, share * rate, down_arcs, up_arcs) for r, share, down_arcs, up_arcs in entries],
+                    rate, name)
+    trees, rate, name = best
+    return trees, rate, ("" if name == "reversed" else
+                         "all-reduce: the reduce-scatter phase runs on the reduce-scatter packing's in-trees "
+                         "(faster than the reversed all-gather trees here)")
+
+
+def _share(tree: ForestTree, trees: list[ForestTree]) -> Fraction:
+    return tree.weight / sum((t.weight for t in trees if t.root == tree.root), Fraction(0))
 
 
 def least_cut(platform, participants) -> Fraction:
