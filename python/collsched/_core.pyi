@@ -23,6 +23,8 @@ def validate_program(
     finals: npt.NDArray[np.int64],
     *,
     rendezvous: bool = False,
+    set_ptr: npt.NDArray[np.int64] | None = None,
+    set_words: npt.NDArray[np.uint64] | None = None,
 ) -> list[int]: ...
 
 class SimulationFailed(ValueError):

@@ -154,6 +154,16 @@ def _flows_of(collective) -> tuple[list[tuple[str, str, float]], dict[str, float
         for h in collective.participants:
             out[h] = collective.size
             into[h] = collective.received_bytes
+    elif kind in ("reducescatter", "allreduce"):
+        # P_i's contribution to P_j (fragment j, or the whole vector) must travel from P_i to P_j, alone or
+        # combined; P_i sends every part of its vector that another needs, P_j receives a value on every
+        # part of its result that holds another's operand (fragments of different positions never combine)
+        n, whole = len(collective.participants), collective.value_size(collective.result(0))
+        need = whole / n if kind == "reducescatter" else whole
+        paths = [(a, b, need) for a, b in collective.pairs()]
+        for h in collective.participants:
+            out[h] = (n - 1) * need if kind == "reducescatter" else whole
+            into[h] = need
     elif kind == "reduce":
         size = min([collective.size, *collective.partial_sizes.values()])
         paths = [(p, collective.target, size) for p in collective.participants if p != collective.target]
@@ -176,9 +186,45 @@ def _port_load(platform, model, out: dict, into: dict) -> tuple[float, str]:
     return best
 
 
+def _cut_time(platform, node: str, others, m: float, out: bool) -> float:
+    """``m`` over the max-flow between ``node`` and the set ``others`` (out of ``node``, or into it)."""
+    import networkx as nx
+
+    h = nx.DiGraph()
+    for u, v, bw in platform._graph.edges(data="bandwidth"):
+        h.add_edge(u, v, capacity=bw) if out else h.add_edge(v, u, capacity=bw)
+    sink = ("others",)
+    for x in others:
+        h.add_edge(x, sink)  # no capacity: unbounded
+    flow = nx.maximum_flow_value(h, node, sink)
+    return m / flow if flow > 0 else np.inf
+
+
+def _reduction_spreads(platform, collective) -> list[tuple[float, str]]:
+    """Cut bounds of a reduce-scatter or an all-reduce (see :func:`_flows_of` for why the bytes must cross)."""
+    n, whole = len(collective.participants), collective.value_size(collective.result(0))
+    terms = []
+    for h in collective.participants:
+        others = [x for x in collective.participants if x != h]
+        if collective.kind == "reducescatter":  # fragment j must leave any set around P_i that P_j is not in
+            terms.append((_spread_time(platform, h, {x: whole / n for x in others}, True),
+                          f"bytes {h} must send across the platform's cuts"))
+            terms.append((_cut_time(platform, h, others, whole / n, False),
+                          f"bytes {h} must receive across the platform's cuts"))
+        else:  # every part of P_i's vector must leave (and a value on every part enter) any set missing a participant
+            terms.append((_cut_time(platform, h, others, whole, True), f"bytes {h} must send across the platform's cuts"))
+            terms.append((_cut_time(platform, h, others, whole, False),
+                          f"bytes {h} must receive across the platform's cuts"))
+    return [max(terms, key=lambda t: t[0])]
+
+
 def _spreads(platform, collective, model: Model) -> list[tuple[float, str]]:
     """Where one node sends to (or receives from) many at once over shared links (Fluid, Circuit): the cut bound."""
-    if isinstance(model, OnePort) or collective.kind not in ("scatter", "gather", "allgather") or model.one_port:
+    if isinstance(model, OnePort) or model.one_port:
+        return []
+    if collective.kind in ("reducescatter", "allreduce"):
+        return _reduction_spreads(platform, collective)
+    if collective.kind not in ("scatter", "gather", "allgather"):
         return []
     if collective.kind == "allgather":  # each participant takes in every other block, over any cut around it
         return [max(((_spread_time(platform, h, {x: collective.size for x in collective.participants}, False),
@@ -202,11 +248,13 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
     least, widest = _graph_metrics(platform, {s for s, _, _ in paths} | set(getattr(collective, "hosts", ())))
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
-    split = collective.kind == "allgather" and not _one_port(model)
+    reduction = collective.kind in ("reducescatter", "allreduce")
+    split = reduction or (collective.kind == "allgather" and not _one_port(model))
     for s, d, m in paths:
         if split:  # a block may be cut into pieces on disjoint paths: its rate is at most what s sends, d takes in
             rate = min(_capacity(platform, s, model, True), _capacity(platform, d, model, False))
-            terms.append((least[s].get(d, np.inf) + m / rate, f"the block {s}->{d} alone, over every link of both"))
+            what = f"the contribution of {s} to {d}" if reduction else f"the block {s}->{d}"
+            terms.append((least[s].get(d, np.inf) + m / rate, f"{what} alone, over every link of both"))
             continue
         terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0),
                       f"the message {s}->{d} alone on its fastest path"))
@@ -219,6 +267,15 @@ def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
                                                  + collective.size / widest.get(h, {}).get(target, np.inf))
                    for h, sp in speeds.items() if h in least or h == target) if speeds else 0.0
         terms.append((last, "the last combination and its way to the target"))
+    if collective.kind == "allreduce":
+        # an all-gather of blocks is an all-reduce (sum) of the blocks zero-padded to the whole vector: an
+        # all-reduce of size M does the work of an all-gather of M/N per participant, for schedules that do not
+        # look at the data
+        from .collectives import AllGather
+
+        value, name = _makespan_bound(platform, AllGather(participants=collective.participants,
+                                                          size=collective.size / len(collective.participants)), model)
+        terms.append((value, f"{name}, of the all-gather of size/N that the all-reduce performs"))
     if collective.kind in ("alltoall", "alltomany"):
         try:
             b = exchange_bound(platform, collective, model=model)
@@ -283,6 +340,21 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     to each other participant plus its bytes over the widest path
     (one-port) or over what its sender can send and its receiver take in
     (multi-port: a block may be split over disjoint paths). For a
+    :class:`~collsched.collectives.ReduceScatter` (``N`` participants,
+    blocks of ``s`` bytes): fragments of different positions never combine,
+    so each participant sends at least ``(N - 1) · s`` bytes (a fragment for
+    each other, alone or combined) and receives at least ``s``, and the
+    fragment ``j`` of ``P_i`` reaches ``P_j`` no faster than the least
+    latency plus ``s`` over what ``P_i`` sends and ``P_j`` takes in; under
+    ``Fluid`` and ``Circuit`` over cuts as well. For an
+    :class:`~collsched.collectives.AllReduce` of ``M`` bytes: each
+    participant sends at least ``M`` (every part of its vector must reach
+    the others) and receives at least ``M``, the same per pair and over
+    cuts; and the bound of an all-gather of ``M / N`` per participant,
+    which an all-reduce performs when the blocks are zero-padded to the
+    whole vector (valid for schedules that do not look at the data, as
+    every program of symbolic values does). Computations are not counted
+    for either. For a
     :class:`~collsched.collectives.Series`, an upper bound on the
     throughput: the steady-state LP optimum under ``OnePort(cost="edges")``
     (the model the LP describes); otherwise the per-operation port load or
@@ -316,6 +388,14 @@ def collective_bound(platform, collective, *, model: Model) -> Bound | None:
     >>> ag = cs.AllGather(participants=p.hosts, size=1e6)
     >>> [round(collective_bound(p, ag, model=m).value, 6) for m in (cs.models.OnePort(), cs.models.Fluid())]
     [3.0, 3.0]
+    >>> rs = cs.ReduceScatter(participants=p.hosts, size=1e6)
+    >>> [(round(collective_bound(p, rs, model=m).value, 6), collective_bound(p, rs, model=m).name)
+    ...  for m in (cs.models.OnePort(), cs.models.Fluid())]
+    [(3.0, 'bytes h0 must send over its links'), (3.0, 'bytes h0 must send over its links')]
+    >>> ar = cs.AllReduce(participants=p.hosts, size=1e6)
+    >>> b = collective_bound(p, ar, model=cs.models.Fluid())
+    >>> round(b.value, 6), b.name
+    (1.002, 'the contribution of h0 to h1 alone, over every link of both')
     >>> from collsched.simulation.plogp import PLogPParams
     >>> collective_bound(p, c, model=cs.models.PLogP(PLogPParams(L=1e-3, g=1e-6))) is None
     True

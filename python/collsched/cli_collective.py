@@ -37,18 +37,25 @@ def host_list(items: List[str], option: str) -> list[str]:
 
 
 @collective_app.command("new")
-def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gather, reduce, alltoall or allgather."),
+def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gather, reduce, alltoall, allgather, "
+                                                     "reducescatter or allreduce."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the collective (.json)."),
                    participants: List[str] = typer.Option([], "--participants", "--hosts", show_default=False, metavar="HOSTS",
                                                           help="Hosts, in order (repeat, or comma-separated); "
                                                                "default: every host of --platform."),
-                   size: str = typer.Option(..., metavar="SIZE", help="Bytes per message, e.g. 1e6, 1MB, 64KiB."),
+                   size: str = typer.Option(..., metavar="SIZE", help="Bytes per message, e.g. 1e6, 1MB, 64KiB "
+                                                                      "(reducescatter: per result block; allreduce: "
+                                                                      "the whole vector)."),
                    source: Optional[str] = typer.Option(None, metavar="HOST", help="scatter, broadcast: the root (default: the first "
                                                                    "participant)."),
                    target: Optional[str] = typer.Option(None, metavar="HOST", help="gather, reduce: the root (default: the first "
                                                                    "participant)."),
-                   task_cost: Optional[str] = typer.Option(None, metavar="FLOP", help="reduce: flop per combination, e.g. 10Mf "
-                                                                      "(default 0)."),
+                   task_cost: Optional[str] = typer.Option(None, metavar="FLOP", help="reduce: flop per combination; "
+                                                                      "reducescatter, allreduce: flop to combine two "
+                                                                      "whole vectors; e.g. 10Mf (default 0)."),
+                   commutative: Optional[bool] = typer.Option(None, "--commutative/--ordered",
+                                                              help="reducescatter, allreduce: a commutative operator "
+                                                                   "(default) or seed 000's ordered one."),
                    receivers: List[str] = typer.Option([], show_default=False, metavar="HOSTS",
                                                        help="alltoall: the receivers, a subset for all-to-some "
                                                             "(default: every participant)."),
@@ -68,7 +75,7 @@ def collective_new(kind: str = typer.Argument(..., help="scatter, broadcast, gat
     elif not hosts:
         raise CollschedError("no participants", fix="give --participants h0,h1,... or --platform FILE")
     c = new_collective(kind, hosts, size=size, source=source, target=target, task_cost=task_cost,
-                       receivers=host_list(receivers, "--receivers") or None, count=count)
+                       receivers=host_list(receivers, "--receivers") or None, count=count, commutative=commutative)
     if platform is not None:
         c.validate(p)
     save_collective(c, output)

@@ -18,6 +18,11 @@ Fields by type (sizes in bytes, costs in flop):
   one number, or a matrix (a list of rows, one per sender, one entry per receiver; 0: no message);
 * ``alltomany``: ``messages`` as ``[{"src": "h0", "dst": "h1", "size": 10.0}, ...]``;
 * ``allgather``: ``participants`` (block order), ``size`` (bytes of each participant's block);
+* ``reducescatter``: ``participants`` (operand and block order), ``size``
+  (bytes of each participant's result block), ``task_cost`` (flop to combine
+  two whole vectors, default 0), ``commutative`` (default true);
+* ``allreduce``: ``participants`` (operand order), ``size`` (bytes of the
+  whole vector), ``task_cost`` and ``commutative`` as for ``reducescatter``;
 * ``series``: ``count`` and ``of``, the collective of one instance.
 
 Sizes accept unit strings (``"1MB"``, ``"64KiB"``) and costs flop strings
@@ -53,8 +58,8 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
-from .collectives import COLLECTIVE_KINDS, AllGather, AllToAll, AllToMany, Broadcast, Collective, Gather, Reduce, Scatter, \
-    Series  # noqa: F401 (doctests)
+from .collectives import COLLECTIVE_KINDS, AllGather, AllReduce, AllToAll, AllToMany, Broadcast, Collective, Gather, \
+    Reduce, ReduceScatter, Scatter, Series  # noqa: F401 (doctests)
 from .errors import CollschedError, FormatError
 from .fileformat import REQUIRED, Where, atomic_write, check_keys, dump_document, elements, field, load_document, \
     read_text
@@ -191,6 +196,7 @@ _COST = _Codec(lambda obj, name, where: field(obj, name, where, dimension="flops
 _SIZES = _Codec(_read_sizes, lambda s: float(s) if np.ndim(s) == 0 else np.asarray(s, dtype=float).tolist())
 _RECEIVERS = _Codec(lambda obj, name, where: None if field(obj, name, where, type=(list, type(None)), default=None)
                     is None else _HOSTS.read(obj, name, where), list)
+_COMMUTATIVE = _Codec(lambda obj, name, where: field(obj, name, where, type=bool, default=True), bool)
 _COUNT = _Codec(lambda obj, name, where: count_field(obj, name, where), int)
 _OF = _Codec(lambda obj, name, where: collective_from_dict(field(obj, name, where, type=dict), where.at(name)),
              lambda c: collective_to_dict(c))
@@ -206,6 +212,8 @@ _SPECS: dict[str, dict[str, _Codec]] = {
     "alltomany": {"messages": _keyed(("src", "dst"), str, "size", "size",
                                      check=lambda key, size: AllToMany({key: size}))},
     "allgather": {"participants": _HOSTS, "size": _SIZE},
+    "reducescatter": {"participants": _HOSTS, "size": _SIZE, "task_cost": _COST, "commutative": _COMMUTATIVE},
+    "allreduce": {"participants": _HOSTS, "size": _SIZE, "task_cost": _COST, "commutative": _COMMUTATIVE},
     "series": {"count": _COUNT, "of": _OF},
 }
 _ATTRIBUTES = {"messages": "sizes", "of": "collective"}  # JSON field -> constructor argument, where they differ
@@ -389,37 +397,45 @@ def save_collective(c: Collective, path: str | os.PathLike) -> None:
 # --- making one from a few fields ----------------------------------------------------------
 
 NEW_KINDS = {"scatter": ("source",), "broadcast": ("source",), "gather": ("target",),
-             "reduce": ("target", "task_cost"), "alltoall": ("receivers",), "allgather": ()}
+             "reduce": ("target", "task_cost"), "alltoall": ("receivers",), "allgather": (),
+             "reducescatter": ("task_cost", "commutative"), "allreduce": ("task_cost", "commutative")}
 """The kinds :func:`new_collective` makes, and the options each takes beyond hosts, size and count."""
 
 
 def new_collective(kind: str, hosts, *, size, source: str | None = None, target: str | None = None,
-                   task_cost=None, receivers=None, count: int | None = None) -> Collective:
+                   task_cost=None, receivers=None, count: int | None = None,
+                   commutative: bool | None = None) -> Collective:
     """A collective of one of the common kinds, from its hosts and a message size.
 
     Parameters
     ----------
     kind : str
-        One of :data:`NEW_KINDS`: ``scatter``, ``broadcast``, ``gather``, ``reduce``, ``alltoall``, ``allgather``.
+        One of :data:`NEW_KINDS`: ``scatter``, ``broadcast``, ``gather``, ``reduce``, ``alltoall``, ``allgather``,
+        ``reducescatter``, ``allreduce``.
         (An ``alltomany`` needs its messages one by one: build an
         :class:`~collsched.collectives.AllToMany` and :func:`save_collective` it.)
     hosts : sequence of str
         The participants: the targets of a scatter or broadcast, the sources
         of a gather, the operands of a reduce in operand order, the senders
-        of an all-to-all, the participants of an all-gather in block order.
+        of an all-to-all, the participants of an all-gather, a reduce-scatter
+        or an all-reduce in order.
     size : float or str
         Bytes per message (per partial result of a reduce, per block of an
-        all-gather); unit strings such as ``"1MB"`` too.
+        all-gather or of a reduce-scatter's result, the whole vector of an
+        all-reduce); unit strings such as ``"1MB"`` too.
     source : str, optional
         Scatter, broadcast: the root (default: the first host).
     target : str, optional
         Gather, reduce: the root (default: the first host).
     task_cost : float or str, optional
-        Reduce: flop per combination (default 0; ``"10Mf"`` too).
+        Reduce: flop per combination; reduce-scatter, all-reduce: flop to
+        combine two whole vectors (default 0; ``"10Mf"`` too).
     receivers : sequence of str, optional
         All-to-all: the receivers, a subset of the hosts for all-to-some (default: every host).
     count : int, optional
         A :class:`~collsched.collectives.Series` of this many operations.
+    commutative : bool, optional
+        Reduce-scatter, all-reduce: False for seed 000's ordered operator (default True).
 
     Returns
     -------
@@ -439,6 +455,8 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
     Scatter(source='h1', targets=('h0', 'h1', 'h2'), size=65536.0)
     >>> new_collective("allgather", ["h1", "h0"], size="1MB")
     AllGather(participants=('h1', 'h0'), size=1000000.0)
+    >>> new_collective("allreduce", ["h1", "h0"], size="1MB", task_cost="1Mf", commutative=False)
+    AllReduce(participants=('h1', 'h0'), size=1000000.0, task_cost=1000000.0, commutative=False)
     >>> new_collective("scatter", ["h0", "h1"], size=8, target="h1")
     Traceback (most recent call last):
     ...
@@ -448,7 +466,8 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
 
     if kind not in NEW_KINDS:
         raise CollschedError(f"cannot make a collective of kind {kind!r}", fix=f"use one of {', '.join(NEW_KINDS)}")
-    given = {"source": source, "target": target, "task_cost": task_cost, "receivers": receivers}
+    given = {"source": source, "target": target, "task_cost": task_cost, "receivers": receivers,
+             "commutative": commutative}
     for name, value in given.items():
         if value is not None and name not in NEW_KINDS[kind]:
             raise CollschedError(f"a {kind} takes no {name}", fix=f"its options: {', '.join(NEW_KINDS[kind])}")
@@ -465,6 +484,9 @@ def new_collective(kind: str, hosts, *, size, source: str | None = None, target:
                    task_cost=0.0 if task_cost is None else parse(task_cost, "flops", where="task_cost"))
     elif kind == "allgather":
         c = AllGather(participants=hosts, size=size)
+    elif kind in ("reducescatter", "allreduce"):
+        c = COLLECTIVE_KINDS[kind](participants=hosts, size=size, commutative=True if commutative is None else commutative,
+                                   task_cost=0.0 if task_cost is None else parse(task_cost, "flops", where="task_cost"))
     else:
         c = AllToAll(senders=hosts, receivers=None if receivers is None else list(receivers), size=size)
     return c if count is None else Series(c, count=count)

@@ -9,6 +9,7 @@
 //! assert_eq!(f.insert(1, 3, 11), Err(7)); // overlaps the fragment op 7 produced
 //! assert!(f.covers(0, 4));
 //! assert_eq!(f.producers(1, 3), Some(vec![7, 9]));
+//! assert_eq!(f.held_in(1, 9), 3);
 //! ```
 
 /// Disjoint fragments of one value, sorted by start.
@@ -55,6 +56,11 @@ impl Fragments {
     /// Total length held.
     pub fn held(&self) -> i64 {
         self.segs.iter().map(|&(s, e, _)| e - s).sum()
+    }
+
+    /// Length held inside `[start, end)`.
+    pub fn held_in(&self, start: i64, end: i64) -> i64 {
+        self.segs.iter().map(|&(s, e, _)| (e.min(end) - s.max(start)).max(0)).sum()
     }
 }
 

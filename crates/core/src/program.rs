@@ -154,7 +154,7 @@ impl<'a> ProgramView<'a> {
             }
             last_of_rank[r] = op as i64;
             for (i, row) in self.pieces_of(op).enumerate() {
-                if row[4] < 0 || row[4] >= row[5] || row[5] > self.denominator || !(0..=1).contains(&row[0]) {
+                if row[4] < 0 || row[4] >= row[5] || row[5] > self.denominator || !(0..=2).contains(&row[0]) {
                     return Err(StructureError::BadPiece { op, piece: i });
                 }
             }
@@ -189,6 +189,107 @@ impl<'a> ProgramView<'a> {
             }
         }
         Ok(Checked { send_of_msg, recv_of_msg, local })
+    }
+}
+
+/// The operand sets of a program's commutative reductions (kind 2), CSR of
+/// little-endian `u64` words of bitmasks (bit `i`: operand `i`); a reduction's
+/// row `(2, inst, a, 0, ..)` names set `a`.
+///
+/// ```
+/// use collsched_core::program::OperandSets;
+/// // set 0 = {0, 3}, set 1 = {64} (second word), set 2 = {0, 3} again
+/// let sets = OperandSets::new(&[0, 1, 3, 4], &[0b1001, 0, 1, 0b1001]).unwrap();
+/// assert_eq!(sets.len(), 3);
+/// assert!(sets.disjoint(0, 1));
+/// assert_eq!(sets.canonical(2), 0); // equal sets share one holding key
+/// assert_eq!(sets.positions(1), vec![64]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct OperandSets<'a> {
+    ptr: &'a [i64],
+    words: &'a [u64],
+    canon: Vec<i64>,
+}
+
+impl<'a> OperandSets<'a> {
+    /// No sets (a program without commutative reductions).
+    pub const EMPTY: OperandSets<'static> = OperandSets { ptr: &[], words: &[], canon: Vec::new() };
+
+    /// The table `ptr` (one entry per set plus one) over `words`; None if the pointers are not a CSR of `words`.
+    pub fn new(ptr: &'a [i64], words: &'a [u64]) -> Option<Self> {
+        if ptr.is_empty() {
+            return if words.is_empty() { Some(OperandSets { ptr, words, canon: Vec::new() }) } else { None };
+        }
+        if ptr[0] != 0 || *ptr.last().unwrap() as usize != words.len() || ptr.windows(2).any(|w| w[0] > w[1]) {
+            return None;
+        }
+        let mut sets = OperandSets { ptr, words, canon: Vec::with_capacity(ptr.len() - 1) };
+        let mut first: rustc_hash::FxHashMap<Vec<u64>, i64> = rustc_hash::FxHashMap::default();
+        for i in 0..ptr.len() - 1 {
+            let key = sets.trimmed(i).to_vec();
+            let c = *first.entry(key).or_insert(i as i64);
+            sets.canon.push(c);
+        }
+        Some(sets)
+    }
+
+    /// Number of sets.
+    pub fn len(&self) -> usize {
+        self.canon.len()
+    }
+
+    /// True if there are no sets.
+    pub fn is_empty(&self) -> bool {
+        self.canon.is_empty()
+    }
+
+    /// The words of set `i`, without trailing zero words.
+    pub fn trimmed(&self, i: usize) -> &'a [u64] {
+        let w = &self.words[self.ptr[i] as usize..self.ptr[i + 1] as usize];
+        let n = w.iter().rposition(|&x| x != 0).map_or(0, |k| k + 1);
+        &w[..n]
+    }
+
+    /// The first set index equal to set `i` (equal sets are one value).
+    pub fn canonical(&self, i: usize) -> i64 {
+        self.canon[i]
+    }
+
+    /// True if sets `i` and `j` share no operand.
+    pub fn disjoint(&self, i: usize, j: usize) -> bool {
+        self.trimmed(i).iter().zip(self.trimmed(j)).all(|(a, b)| a & b == 0)
+    }
+
+    /// True if set `i` is empty.
+    pub fn empty_set(&self, i: usize) -> bool {
+        self.trimmed(i).is_empty()
+    }
+
+    /// The operand positions of set `i`, increasing.
+    pub fn positions(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (k, &w) in self.trimmed(i).iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                out.push(64 * k + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+        out
+    }
+
+    /// True if the union of `parts` (pairwise disjoint or not) is set `whole`.
+    pub fn union_is(&self, parts: &[usize], whole: usize) -> bool {
+        let target = self.trimmed(whole);
+        let n = parts.iter().map(|&i| self.trimmed(i).len()).max().unwrap_or(0).max(target.len());
+        let mut acc = vec![0u64; n];
+        for &i in parts {
+            for (a, &w) in acc.iter_mut().zip(self.trimmed(i)) {
+                *a |= w;
+            }
+        }
+        acc.iter().enumerate().all(|(k, &a)| a == target.get(k).copied().unwrap_or(0))
     }
 }
 

@@ -9,15 +9,19 @@
 //! dependencies, otherwise the program races. A receive adds the pieces of its
 //! message; receiving a piece already held is a duplicate. A computation
 //! combines adjacent partial results `v[k..l]`, `v[l+1..m]` (same instance,
-//! same fragment) into `v[k..m]`, which preserves operand order. At the end,
-//! every rank must hold every value it must hold, whole.
+//! same fragment) into `v[k..m]`, which preserves operand order, or
+//! commutative reductions `Σ{S_1}`, `Σ{S_2}`, ... of pairwise disjoint operand
+//! sets (same instance, same fragment, any order) into `Σ{S_1 ∪ S_2 ∪ ...}`;
+//! the sets are the program's [`OperandSets`] and a reduction's row names one
+//! by index. At the end, every rank must hold every fragment `[start, end)`
+//! of every value it must hold.
 //!
 //! Each way of failing is a variant of [`Invalid`] (a malformed program is
 //! [`Invalid::Structure`]); `tests/validate_rejections.rs` has a test for each
 //! that asserts the exact error.
 //!
 //! ```
-//! use collsched_core::program::ProgramView;
+//! use collsched_core::program::{OperandSets, ProgramView};
 //! use collsched_core::validate::{validate, Invalid, Options};
 //! // rank 1 sends v[1..1] to rank 0, which combines it with v[0..0]
 //! let p = ProgramView {
@@ -33,11 +37,12 @@
 //!     denominator: 1,
 //! };
 //! let initial = [0, 1, 0, 0, 0, /* */ 1, 1, 0, 1, 1];
-//! let finals = [0, 1, 0, 0, 1];
-//! assert_eq!(validate(&p, &initial, &finals, Options::default()).unwrap(), vec![0, 1, 2]);
+//! let finals = [0, 1, 0, 0, 1, 0, 1];
+//! let no_sets = OperandSets::EMPTY;
+//! assert_eq!(validate(&p, &no_sets, &initial, &finals, Options::default()).unwrap(), vec![0, 1, 2]);
 //! // without the dependency of the computation on the receive, the program races
 //! let racy = ProgramView { dep_ptr: &[0, 0, 0, 0], dep_idx: &[], ..p };
-//! assert!(matches!(validate(&racy, &initial, &finals, Options::default()),
+//! assert!(matches!(validate(&racy, &no_sets, &initial, &finals, Options::default()),
 //!                  Err(Invalid::NotHeld { op: 2, piece: 1 })));
 //! ```
 
@@ -46,12 +51,14 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use crate::holdings::Fragments;
-use crate::program::{Kind, ProgramView, StructureError};
+use crate::program::{Kind, OperandSets, ProgramView, StructureError};
 
-/// A symbolic value: `(kind, inst, a, b)`; kind 0 is a block `m[a→b]@inst`, kind 1 a partial result `v[a..b]@inst`.
+/// A symbolic value: `(kind, inst, a, b)`; kind 0 is a block `m[a→b]@inst`, kind 1 a partial result
+/// `v[a..b]@inst`, kind 2 the commutative reduction `Σ{set a}@inst` (`b == 0`).
 pub type ValueKey = [i64; 4];
 
 const PARTIAL: i64 = 1;
+const REDUCED: i64 = 2;
 
 /// Execution semantics.
 #[derive(Clone, Copy, Debug, Default)]
@@ -75,8 +82,8 @@ pub enum Invalid {
     Duplicate { op: usize, piece: usize, earlier: i64 },
     /// Computation `op` does not combine adjacent partial results of one instance into their union.
     BadCombine { op: usize, reason: &'static str },
-    /// Rank `rank` ends without the whole of `value` (it holds `held` of `denominator` parts).
-    Missing { rank: usize, value: ValueKey, held: i64 },
+    /// Rank `rank` ends without all of `[start, end)` of `value` (it holds `held` parts of that range).
+    Missing { rank: usize, value: ValueKey, start: i64, end: i64, held: i64 },
 }
 
 impl From<StructureError> for Invalid {
@@ -85,22 +92,42 @@ impl From<StructureError> for Invalid {
     }
 }
 
-/// Symbolically execute `p`.
+/// Symbolically execute `p`, whose reductions name the operand sets of `sets`.
 ///
-/// `initial` and `finals` are rows of `(rank, kind, inst, a, b)`, flattened.
-/// Returns the order in which the operations ran.
-pub fn validate(p: &ProgramView, initial: &[i64], finals: &[i64], opts: Options) -> Result<Vec<usize>, Invalid> {
+/// `initial` is rows of `(rank, kind, inst, a, b)` (whole values), `finals`
+/// rows of `(rank, kind, inst, a, b, start, end)` (fragments in units of the
+/// program's denominator), flattened. Returns the order in which the
+/// operations ran.
+pub fn validate(
+    p: &ProgramView,
+    sets: &OperandSets,
+    initial: &[i64],
+    finals: &[i64],
+    opts: Options,
+) -> Result<Vec<usize>, Invalid> {
     let checked = p.check()?;
+    for op in 0..p.n_ops() {
+        for (piece, row) in p.pieces_of(op).enumerate() {
+            if row[0] == REDUCED && !set_ok(sets, row) {
+                return Err(StructureError::BadPiece { op, piece }.into());
+            }
+        }
+    }
+    let values = initial.chunks_exact(5).map(|r| &r[1..]).chain(finals.chunks_exact(7).map(|r| &r[1..]));
+    if values.clone().any(|v| v[0] == REDUCED && !set_ok(sets, v)) {
+        return Err(StructureError::Shape("an initial or final reduction names no operand set of the table").into());
+    }
     let n = p.n_ops();
     let denom = p.denominator;
     let mut hold: FxHashMap<(usize, ValueKey), Fragments> = FxHashMap::default();
     for row in initial.chunks_exact(5) {
-        let frags = hold.entry((row[0] as usize, [row[1], row[2], row[3], row[4]])).or_default();
+        let frags = hold.entry((row[0] as usize, key(&row[1..], sets))).or_default();
         if !frags.covers(0, denom) {
             let _ = frags.insert(0, denom, -1);
         }
     }
     let ancestry = Ancestry::new(p, &checked.local);
+    let ctx = Ctx { p, checked: &checked, ancestry: &ancestry, sets };
 
     // happens-before graph over units: an op is its own unit, except that under
     // rendezvous a receive joins the unit of its send
@@ -139,11 +166,11 @@ pub fn validate(p: &ProgramView, initial: &[i64], finals: &[i64], opts: Options)
     let mut queue: VecDeque<usize> = (0..n).filter(|&op| unit(op) == op && indeg[op] == 0).collect();
     let mut order = Vec::with_capacity(n);
     while let Some(u) = queue.pop_front() {
-        run(p, &checked, &ancestry, &mut hold, u)?;
+        run(&ctx, &mut hold, u)?;
         order.push(u);
         if opts.rendezvous && p.kind(u) == Kind::Send {
             let r = checked.recv_of_msg[p.op_msg[u] as usize];
-            run(p, &checked, &ancestry, &mut hold, r)?;
+            run(&ctx, &mut hold, r)?;
             order.push(r);
         }
         for &v in &succ[succ_count[u]..succ_count[u + 1]] {
@@ -159,33 +186,50 @@ pub fn validate(p: &ProgramView, initial: &[i64], finals: &[i64], opts: Options)
         let stuck: Vec<usize> = (0..n).filter(|&op| !ran[op]).take(8).collect();
         return Err(Invalid::Deadlock { stuck });
     }
-    for row in finals.chunks_exact(5) {
-        let (rank, value) = (row[0] as usize, [row[1], row[2], row[3], row[4]]);
-        let held = hold.get(&(rank, value)).map_or(0, |f| f.held());
-        if !hold.get(&(rank, value)).is_some_and(|f| f.covers(0, denom)) {
-            return Err(Invalid::Missing { rank, value, held });
+    for row in finals.chunks_exact(7) {
+        let (rank, value, start, end) = (row[0] as usize, key(&row[1..], sets), row[5], row[6]);
+        let frags = hold.get(&(rank, value));
+        if !frags.is_some_and(|f| f.covers(start, end)) {
+            let held = frags.map_or(0, |f| f.held_in(start, end));
+            let value = [row[1], row[2], row[3], row[4]];
+            return Err(Invalid::Missing { rank, value, start, end, held });
         }
     }
     Ok(order)
 }
 
-fn key(row: &[i64]) -> ValueKey {
-    [row[0], row[1], row[2], row[3]]
+/// A reduction's row names a non-empty set of the table, with `b == 0`.
+fn set_ok(sets: &OperandSets, row: &[i64]) -> bool {
+    row[3] == 0 && (0..sets.len() as i64).contains(&row[2]) && !sets.empty_set(row[2] as usize)
+}
+
+/// The holding key of a value row: equal operand sets are one value, whatever their index.
+fn key(row: &[i64], sets: &OperandSets) -> ValueKey {
+    let a = if row[0] == REDUCED { sets.canonical(row[2] as usize) } else { row[2] };
+    [row[0], row[1], a, row[3]]
+}
+
+/// What executing an operation reads.
+struct Ctx<'a> {
+    p: &'a ProgramView<'a>,
+    checked: &'a crate::program::Checked,
+    ancestry: &'a Ancestry<'a>,
+    sets: &'a OperandSets<'a>,
 }
 
 /// Check that `op` may use every piece in `rows` (held, and waited for).
 fn check_uses<'a>(
+    ctx: &Ctx,
     op: usize,
     rank: usize,
     rows: impl Iterator<Item = &'a [i64]>,
     hold: &FxHashMap<(usize, ValueKey), Fragments>,
-    ancestry: &Ancestry,
 ) -> Result<(), Invalid> {
     for (i, row) in rows.enumerate() {
-        let producers = hold.get(&(rank, key(row))).and_then(|f| f.producers(row[4], row[5]));
+        let producers = hold.get(&(rank, key(row, ctx.sets))).and_then(|f| f.producers(row[4], row[5]));
         let producers = producers.ok_or(Invalid::NotHeld { op, piece: i })?;
         for producer in producers {
-            if producer >= 0 && !ancestry.is_ancestor(producer as usize, op) {
+            if producer >= 0 && !ctx.ancestry.is_ancestor(producer as usize, op) {
                 return Err(Invalid::NotWaited { op, piece: i, producer: producer as usize });
             }
         }
@@ -193,20 +237,15 @@ fn check_uses<'a>(
     Ok(())
 }
 
-fn run(
-    p: &ProgramView,
-    checked: &crate::program::Checked,
-    ancestry: &Ancestry,
-    hold: &mut FxHashMap<(usize, ValueKey), Fragments>,
-    op: usize,
-) -> Result<(), Invalid> {
+fn run(ctx: &Ctx, hold: &mut FxHashMap<(usize, ValueKey), Fragments>, op: usize) -> Result<(), Invalid> {
+    let p = ctx.p;
     let rank = p.op_rank[op] as usize;
     match p.kind(op) {
-        Kind::Send => check_uses(op, rank, p.pieces_of(op), hold, ancestry),
+        Kind::Send => check_uses(ctx, op, rank, p.pieces_of(op), hold),
         Kind::Recv => {
-            let send = checked.send_of_msg[p.op_msg[op] as usize];
+            let send = ctx.checked.send_of_msg[p.op_msg[op] as usize];
             for (i, row) in p.pieces_of(send).enumerate() {
-                let frags = hold.entry((rank, key(row))).or_default();
+                let frags = hold.entry((rank, key(row, ctx.sets))).or_default();
                 frags
                     .insert(row[4], row[5], op as i64)
                     .map_err(|earlier| Invalid::Duplicate { op, piece: i, earlier })?;
@@ -223,20 +262,35 @@ fn run(
             }
             let (inputs, output) = rows.split_at(rows.len() - 1);
             let output = output[0];
-            if rows.iter().any(|r| r[0] != PARTIAL) {
+            if rows.iter().any(|r| r[0] == REDUCED) {
+                if rows.iter().any(|r| r[0] != REDUCED) {
+                    return Err(Invalid::BadCombine { op, reason: "a reduction Σ{...} combines only with reductions Σ{...}" });
+                }
+            } else if rows.iter().any(|r| r[0] != PARTIAL) {
                 return Err(Invalid::BadCombine { op, reason: "only partial results v[k..m] can be combined" });
             }
             if rows.iter().any(|r| r[1] != output[1] || r[4] != output[4] || r[5] != output[5]) {
                 return Err(Invalid::BadCombine { op, reason: "inputs and output must be the same instance and fragment" });
             }
-            if inputs.windows(2).any(|w| w[0][3] + 1 != w[1][2]) {
-                return Err(Invalid::BadCombine { op, reason: "inputs are not adjacent in operand order" });
+            if output[0] == REDUCED {
+                let ids: Vec<usize> = inputs.iter().map(|r| r[2] as usize).collect();
+                let overlap = (0..ids.len()).any(|i| (i + 1..ids.len()).any(|j| !ctx.sets.disjoint(ids[i], ids[j])));
+                if overlap {
+                    return Err(Invalid::BadCombine { op, reason: "the inputs' operand sets overlap" });
+                }
+                if !ctx.sets.union_is(&ids, output[2] as usize) {
+                    return Err(Invalid::BadCombine { op, reason: "the output is not the union of the inputs" });
+                }
+            } else {
+                if inputs.windows(2).any(|w| w[0][3] + 1 != w[1][2]) {
+                    return Err(Invalid::BadCombine { op, reason: "inputs are not adjacent in operand order" });
+                }
+                if inputs[0][2] != output[2] || inputs[inputs.len() - 1][3] != output[3] {
+                    return Err(Invalid::BadCombine { op, reason: "the output is not the union of the inputs" });
+                }
             }
-            if inputs[0][2] != output[2] || inputs[inputs.len() - 1][3] != output[3] {
-                return Err(Invalid::BadCombine { op, reason: "the output is not the union of the inputs" });
-            }
-            check_uses(op, rank, inputs.iter().copied(), hold, ancestry)?;
-            let frags = hold.entry((rank, key(output))).or_default();
+            check_uses(ctx, op, rank, inputs.iter().copied(), hold)?;
+            let frags = hold.entry((rank, key(output, ctx.sets))).or_default();
             frags
                 .insert(output[4], output[5], op as i64)
                 .map_err(|earlier| Invalid::Duplicate { op, piece: rows.len() - 1, earlier })
@@ -348,27 +402,28 @@ mod tests {
     }
 
     const INIT: [i64; 5] = [0, 0, 0, 0, 2];
-    const FINAL: [i64; 5] = [2, 0, 0, 0, 2];
+    const FINAL: [i64; 7] = [2, 0, 0, 0, 2, 0, 1];
+    const NO_SETS: OperandSets<'static> = OperandSets::EMPTY;
 
     #[test]
     fn forwarding_chain_validates() {
         let c = Chain::new(true);
-        assert_eq!(validate(&c.view(), &INIT, &FINAL, Options::default()).unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(validate(&c.view(), &NO_SETS, &INIT, &FINAL, Options::default()).unwrap(), vec![0, 1, 2, 3]);
     }
 
     #[test]
     fn forwarding_without_waiting_is_caught() {
         let c = Chain::new(false);
-        let err = validate(&c.view(), &INIT, &FINAL, Options::default()).unwrap_err();
+        let err = validate(&c.view(), &NO_SETS, &INIT, &FINAL, Options::default()).unwrap_err();
         assert!(matches!(err, Invalid::NotHeld { op: 2, piece: 0 } | Invalid::NotWaited { op: 2, piece: 0, producer: 1 }));
     }
 
     #[test]
     fn missing_final_value_is_reported_with_its_rank() {
         let c = Chain::new(true);
-        let finals = [1, 0, 0, 0, 1];
-        let err = validate(&c.view(), &INIT, &finals, Options::default()).unwrap_err();
-        assert_eq!(err, Invalid::Missing { rank: 1, value: [0, 0, 0, 1], held: 0 });
+        let finals = [1, 0, 0, 0, 1, 0, 1];
+        let err = validate(&c.view(), &NO_SETS, &INIT, &finals, Options::default()).unwrap_err();
+        assert_eq!(err, Invalid::Missing { rank: 1, value: [0, 0, 0, 1], start: 0, end: 1, held: 0 });
     }
 
     #[test]
@@ -382,7 +437,7 @@ mod tests {
         c.dep_ptr.extend([1, 1]);
         c.piece_ptr.extend([3, 3]);
         c.pieces.extend([0, 0, 0, 2, 0, 1]);
-        let err = validate(&c.view(), &INIT, &FINAL, Options::default()).unwrap_err();
+        let err = validate(&c.view(), &NO_SETS, &INIT, &FINAL, Options::default()).unwrap_err();
         assert!(matches!(err, Invalid::Duplicate { .. }));
     }
 
@@ -407,8 +462,8 @@ mod tests {
             pieces: &[],
             denominator: 1,
         };
-        assert!(validate(&p, &[], &[], Options { rendezvous: false }).is_ok());
-        let err = validate(&p, &[], &[], Options { rendezvous: true }).unwrap_err();
+        assert!(validate(&p, &NO_SETS, &[], &[], Options { rendezvous: false }).is_ok());
+        let err = validate(&p, &NO_SETS, &[], &[], Options { rendezvous: true }).unwrap_err();
         assert_eq!(err, Invalid::Deadlock { stuck: vec![0, 1, 2, 3] });
     }
 }

@@ -10,13 +10,15 @@
 //! - `NotWaited`: a piece used after it arrived, but without waiting for it;
 //! - `Duplicate`: a piece delivered to a rank that already holds it;
 //! - `BadCombine`: a combination that is not "adjacent partial results, in
-//!   operand order, into their union" (five reasons);
-//! - `Missing`: a rank ends without (the whole of) a value it must hold.
+//!   operand order, into their union" nor "reductions of pairwise disjoint
+//!   operand sets into their union" (seven reasons);
+//! - `Missing`: a rank ends without (the whole of) a value, or of the fragment
+//!   of it, that it must hold.
 //!
 //! Byte counts and task costs are checked on the Python side
 //! (`collsched.schedules.validate._check_weights`), which has its own tests.
 
-use collsched_core::program::{ProgramView, StructureError};
+use collsched_core::program::{OperandSets, ProgramView, StructureError};
 use collsched_core::validate::{validate, Invalid, Options};
 
 /// A column-wise program written operation by operation.
@@ -31,11 +33,15 @@ struct Prog {
     dep_idx: Vec<i64>,
     piece_ptr: Vec<i64>,
     pieces: Vec<i64>,
+    set_ptr: Vec<i64>,
+    set_words: Vec<u64>,
 }
 
 type Piece = [i64; 6];
-/// A row of `initial` or `finals`: `(rank, kind, inst, a, b)`.
+/// A row of `initial` or `finals`: `(rank, kind, inst, a, b)` (for `finals`, the whole value).
 type Holds = [i64; 5];
+/// A row of `finals` naming a fragment: `(rank, kind, inst, a, b, start, end)`.
+type HoldsPart = [i64; 7];
 
 const EAGER: Options = Options { rendezvous: false };
 const RENDEZVOUS: Options = Options { rendezvous: true };
@@ -67,7 +73,21 @@ impl Prog {
             dep_idx: vec![],
             piece_ptr: vec![0],
             pieces: vec![],
+            set_ptr: vec![0],
+            set_words: vec![],
         }
+    }
+
+    /// Append the operand set of `positions` to the table (no interning: equal sets may repeat); its index.
+    fn set(&mut self, positions: &[usize]) -> i64 {
+        let words = positions.iter().map(|&i| i / 64 + 1).max().unwrap_or(0);
+        let mut w = vec![0u64; words];
+        for &i in positions {
+            w[i / 64] |= 1 << (i % 64);
+        }
+        self.set_words.extend(w);
+        self.set_ptr.push(self.set_words.len() as i64);
+        self.set_ptr.len() as i64 - 2
     }
 
     fn op(&mut self, rank: i64, kind: i64, peer: i64, msg: i64, deps: &[usize], pieces: &[Piece]) -> usize {
@@ -112,7 +132,14 @@ impl Prog {
     }
 
     fn run(&self, initial: &[Holds], finals: &[Holds], opts: Options) -> Result<Vec<usize>, Invalid> {
-        validate(&self.view(), initial.concat().as_slice(), finals.concat().as_slice(), opts)
+        let whole: Vec<HoldsPart> =
+            finals.iter().map(|h| [h[0], h[1], h[2], h[3], h[4], 0, self.denominator]).collect();
+        self.run_parts(initial, &whole, opts)
+    }
+
+    fn run_parts(&self, initial: &[Holds], finals: &[HoldsPart], opts: Options) -> Result<Vec<usize>, Invalid> {
+        let sets = OperandSets::new(&self.set_ptr, &self.set_words).expect("a CSR table");
+        validate(&self.view(), &sets, initial.concat().as_slice(), finals.concat().as_slice(), opts)
     }
 }
 
@@ -223,6 +250,153 @@ fn combination_across_instances_or_fragments_is_rejected() {
     let mut p = reduce(&[v(0, 0), [1, 0, 1, 1, 0, 1]], [1, 0, 0, 1, 0, 2], &[v(0, 1), v(2, 2)], v(0, 2));
     p.denominator = 2; // the output is the whole of v[0..1], the inputs half of it
     assert_eq!(run_reduce(&p), bad_combine(4, same));
+}
+
+// --- commutative reductions Σ{...} ------------------------------------------------------
+
+/// A reduction of instance `inst` over table set `set`, fragment `[s, s+1)`.
+fn r(inst: i64, set: i64, s: i64) -> Piece {
+    [2, inst, set, 0, s, s + 1]
+}
+
+/// The direct ReduceScatter of `n` ranks (denominator `n`): rank `i` sends fragment `j` of its operand
+/// `Σ{i}` to rank `j`, which combines the `n` fragments `j` (in the order `order(j)` of operands) into
+/// `Σ{0..n-1}` fragment `j`. Returns the program, the initial holdings and the final fragments; set `i`
+/// is `{i}`, set `n` is everything.
+fn reduce_scatter(n: usize, order: impl Fn(usize) -> Vec<usize>) -> (Prog, Vec<Holds>, Vec<HoldsPart>) {
+    let mut p = Prog::new(n);
+    p.denominator = n as i64;
+    for i in 0..n {
+        p.set(&[i]);
+    }
+    let all = p.set(&(0..n).collect::<Vec<_>>());
+    let mut msg = 0;
+    let mut recvs: Vec<Vec<usize>> = vec![vec![]; n];
+    for i in 0..n {
+        for j in (0..n).filter(|&j| j != i) {
+            p.send(i as i64, j as i64, msg, &[], &[r(0, i as i64, j as i64)]);
+            recvs[j].push(p.recv(j as i64, i as i64, msg, &[]));
+            msg += 1;
+        }
+    }
+    for (j, deps) in recvs.iter().enumerate() {
+        let inputs: Vec<Piece> = order(j).iter().map(|&i| r(0, i as i64, j as i64)).collect();
+        p.compute(j as i64, deps, &inputs, r(0, all, j as i64));
+    }
+    let initial = (0..n as i64).map(|i| [i, 2, 0, i, 0]).collect();
+    let finals = (0..n as i64).map(|j| [j, 2, 0, all, 0, j, j + 1]).collect();
+    (p, initial, finals)
+}
+
+#[test]
+fn direct_reduce_scatter_in_any_operand_order_is_valid() {
+    for n in 2..6 {
+        let (p, initial, finals) = reduce_scatter(n, |j| (0..n).map(|k| (k + j) % n).rev().collect());
+        assert!(p.run_parts(&initial, &finals, EAGER).is_ok(), "n = {n}");
+        assert!(p.run_parts(&initial, &finals, RENDEZVOUS).is_ok(), "n = {n}");
+    }
+}
+
+#[test]
+fn reduction_of_overlapping_sets_is_rejected() {
+    // rank 0 combines Σ{0,1} with Σ{1}: operand 1 would count twice
+    let mut p = Prog::new(2);
+    let (s0, s1, s01) = (p.set(&[0]), p.set(&[1]), p.set(&[0, 1]));
+    p.send(1, 0, 0, &[], &[r(0, s1, 0)]);
+    let got = p.recv(0, 1, 0, &[]);
+    let c = p.compute(0, &[got], &[r(0, s0, 0), r(0, s1, 0)], r(0, s01, 0));
+    p.compute(0, &[c], &[r(0, s01, 0), r(0, s1, 0)], r(0, s01, 0));
+    let initial = [[0, 2, 0, s0, 0], [1, 2, 0, s1, 0]];
+    assert_eq!(p.run(&initial, &[], EAGER), bad_combine(3, "the inputs' operand sets overlap"));
+}
+
+#[test]
+fn reduction_whose_output_is_not_the_union_is_rejected() {
+    let (mut p, initial, finals) = reduce_scatter(3, |_| vec![0, 1, 2]);
+    // rank 0 claims Σ{0,1,2} from Σ{1} and Σ{2} only (its own operand left out)
+    let first = p.op_rank.iter().position(|&r| r == 0).unwrap();
+    let compute = (first..p.op_rank.len()).find(|&op| p.op_kind[op] == 2 && p.op_rank[op] == 0).unwrap();
+    let lo = p.piece_ptr[compute] as usize * 6;
+    p.pieces.drain(lo..lo + 6);
+    for ptr in p.piece_ptr.iter_mut().skip(compute + 1) {
+        *ptr -= 1;
+    }
+    assert_eq!(p.run_parts(&initial, &finals, EAGER), bad_combine(compute, NOT_UNION));
+}
+
+#[test]
+fn reduction_across_instances_or_with_partial_results_is_rejected() {
+    let mut p = Prog::new(2);
+    let (s0, s1, s01) = (p.set(&[0]), p.set(&[1]), p.set(&[0, 1]));
+    p.compute(0, &[], &[r(0, s0, 0), r(1, s1, 0)], r(0, s01, 0));
+    assert_eq!(p.run(&[], &[], EAGER), bad_combine(0, "inputs and output must be the same instance and fragment"));
+    let mut p = Prog::new(2);
+    let (s0, s01) = (p.set(&[0]), p.set(&[0, 1]));
+    p.compute(0, &[], &[r(0, s0, 0), v(1, 1)], r(0, s01, 0));
+    assert_eq!(p.run(&[], &[], EAGER), bad_combine(0, "a reduction Σ{...} combines only with reductions Σ{...}"));
+}
+
+#[test]
+fn reduce_scatter_missing_a_fragment_is_reported_with_its_range() {
+    let (p, initial, mut finals) = reduce_scatter(3, |j| vec![j, (j + 1) % 3, (j + 2) % 3]);
+    // rank 1 must also hold fragment [0, 1), which nobody sends it
+    finals.push([1, 2, 0, 3, 0, 0, 1]);
+    let err = p.run_parts(&initial, &finals, EAGER);
+    assert_eq!(err, Err(Invalid::Missing { rank: 1, value: [2, 0, 3, 0], start: 0, end: 1, held: 0 }));
+    // a program that does nothing leaves rank 0 without its block
+    let mut idle = Prog::new(3);
+    idle.denominator = 3;
+    idle.set_ptr = p.set_ptr.clone();
+    idle.set_words = p.set_words.clone();
+    finals.pop();
+    assert_eq!(idle.run_parts(&initial, &finals, EAGER),
+               Err(Invalid::Missing { rank: 0, value: [2, 0, 3, 0], start: 0, end: 1, held: 0 }));
+}
+
+#[test]
+fn reducing_before_the_fragments_arrive_is_rejected() {
+    // rank 0's combination waits for none of its receives
+    let (mut p, initial, finals) = reduce_scatter(3, |j| vec![j, (j + 1) % 3, (j + 2) % 3]);
+    let compute = (0..p.op_rank.len()).find(|&op| p.op_kind[op] == 2 && p.op_rank[op] == 0).unwrap();
+    let (lo, hi) = (p.dep_ptr[compute] as usize, p.dep_ptr[compute + 1] as usize);
+    p.dep_idx.drain(lo..hi);
+    for ptr in p.dep_ptr.iter_mut().skip(compute + 1) {
+        *ptr -= (hi - lo) as i64;
+    }
+    let err = p.run_parts(&initial, &finals, EAGER).unwrap_err();
+    assert!(matches!(err, Invalid::NotHeld { op, piece: 1 } | Invalid::NotWaited { op, piece: 1, .. } if op == compute),
+            "{err:?}");
+}
+
+#[test]
+fn equal_sets_at_two_indices_are_one_value() {
+    // the table lists {0, 1} twice; a combination into the second satisfies a final naming the first
+    let mut p = Prog::new(2);
+    let (s0, s1, s01, again) = (p.set(&[0]), p.set(&[1]), p.set(&[0, 1]), p.set(&[0, 1]));
+    p.send(1, 0, 0, &[], &[r(0, s1, 0)]);
+    let got = p.recv(0, 1, 0, &[]);
+    p.compute(0, &[got], &[r(0, s1, 0), r(0, s0, 0)], r(0, again, 0));
+    let initial = [[0, 2, 0, s0, 0], [1, 2, 0, s1, 0]];
+    assert!(p.run(&initial, &[[0, 2, 0, s01, 0]], EAGER).is_ok());
+}
+
+#[test]
+fn sets_of_hundreds_of_operands_combine() {
+    // {0..299} ⊕ {300} = {0..300}, across five words
+    let mut p = Prog::new(2);
+    let low: Vec<usize> = (0..300).collect();
+    let (a, b, all) = (p.set(&low), p.set(&[300]), p.set(&(0..301).collect::<Vec<_>>()));
+    p.send(1, 0, 0, &[], &[r(0, b, 0)]);
+    let got = p.recv(0, 1, 0, &[]);
+    p.compute(0, &[got], &[r(0, a, 0), r(0, b, 0)], r(0, all, 0));
+    let initial = [[0, 2, 0, a, 0], [1, 2, 0, b, 0]];
+    assert!(p.run(&initial, &[[0, 2, 0, all, 0]], EAGER).is_ok());
+    // and {0..299} ⊕ {299} overlaps in the fifth word
+    let mut p = Prog::new(1);
+    let (a, b, all) = (p.set(&low), p.set(&[299]), p.set(&low));
+    p.compute(0, &[], &[r(0, a, 0), r(0, b, 0)], r(0, all, 0));
+    let initial = [[0, 2, 0, a, 0], [0, 2, 0, b, 0]];
+    assert_eq!(p.run(&initial, &[], EAGER), bad_combine(0, "the inputs' operand sets overlap"));
 }
 
 // --- use before arrival, without waiting --------------------------------------------
@@ -339,7 +513,7 @@ fn computing_a_value_the_rank_holds_is_rejected() {
 fn value_never_delivered_is_missing() {
     let p = reduce(&[v(0, 0), v(1, 1)], v(0, 1), &[v(1, 1), v(2, 2)], v(1, 2));
     let (initial, finals) = reduce_values();
-    assert_eq!(p.run(&initial, &finals, EAGER), Err(Invalid::Missing { rank: 0, value: [1, 0, 0, 2], held: 0 }));
+    assert_eq!(p.run(&initial, &finals, EAGER), Err(Invalid::Missing { rank: 0, value: [1, 0, 0, 2], start: 0, end: 1, held: 0 }));
 }
 
 #[test]
@@ -349,7 +523,7 @@ fn value_delivered_in_part_is_missing() {
     p.send(0, 1, 0, &[], &[[0, 0, 0, 1, 1, 2]]);
     p.recv(1, 0, 0, &[]);
     let err = p.run(&[holds(0, m(0, 1))], &[holds(1, m(0, 1))], EAGER);
-    assert_eq!(err, Err(Invalid::Missing { rank: 1, value: [0, 0, 0, 1], held: 1 }));
+    assert_eq!(err, Err(Invalid::Missing { rank: 1, value: [0, 0, 0, 1], start: 0, end: 2, held: 1 }));
 }
 
 // --- deadlock -----------------------------------------------------------------------
@@ -474,7 +648,7 @@ fn message_whose_ends_do_not_name_each_other_is_rejected() {
 
 #[test]
 fn pieces_outside_the_value_are_rejected() {
-    for bad in [[0, 0, 0, 1, 1, 1], [0, 0, 0, 1, -1, 1], [0, 0, 0, 1, 0, 2], [2, 0, 0, 1, 0, 1]] {
+    for bad in [[0, 0, 0, 1, 1, 1], [0, 0, 0, 1, -1, 1], [0, 0, 0, 1, 0, 2], [3, 0, 0, 1, 0, 1], [2, 0, 0, 0, 0, 1]] {
         let mut p = Prog::new(2);
         p.send(0, 1, 0, &[], &[m(0, 1), bad]);
         p.recv(1, 0, 0, &[]);

@@ -7,7 +7,7 @@ mod orderings;
 mod liquid;
 mod coloring;
 
-use collsched_core::program::{ProgramView, StructureError};
+use collsched_core::program::{OperandSets, ProgramView, StructureError};
 use collsched_core::routing;
 use collsched_core::sim::{self, SimConfig, SimError, StageTable, Tie};
 use collsched_core::validate::{validate, Invalid, Options};
@@ -44,8 +44,9 @@ fn invalid(py: Python<'_>, err: Invalid) -> PyErr {
             let _ = (d.set_item("op", op), d.set_item("reason", reason));
             "bad_combine"
         }
-        Invalid::Missing { rank, value, held } => {
+        Invalid::Missing { rank, value, start, end, held } => {
             let _ = (d.set_item("rank", rank), d.set_item("value", value.to_vec()), d.set_item("held", held));
+            let _ = (d.set_item("start", start), d.set_item("end", end));
             "missing"
         }
     };
@@ -116,9 +117,11 @@ fn sim_failed(py: Python<'_>, err: SimError) -> PyErr {
 
 /// Symbolically execute a column-wise program; return the order in which operations ran.
 ///
+/// initial: rows (rank, kind, inst, a, b); finals: rows (rank, kind, inst, a, b, start, end).
+/// set_ptr, set_words: the operand sets of reductions (kind 2 rows name one by index), CSR of u64 words.
 /// Raises ProgramInvalid(code, details) when it does not implement its collective.
 #[pyfunction]
-#[pyo3(signature = (n_ranks, op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx, piece_ptr, pieces, denominator, initial, finals, *, rendezvous=false))]
+#[pyo3(signature = (n_ranks, op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx, piece_ptr, pieces, denominator, initial, finals, *, rendezvous=false, set_ptr=None, set_words=None))]
 #[allow(clippy::too_many_arguments)]
 fn validate_program(
     py: Python<'_>,
@@ -135,6 +138,8 @@ fn validate_program(
     initial: PyReadonlyArray1<i64>,
     finals: PyReadonlyArray1<i64>,
     rendezvous: bool,
+    set_ptr: Option<PyReadonlyArray1<i64>>,
+    set_words: Option<PyReadonlyArray1<u64>>,
 ) -> PyResult<Vec<usize>> {
     let view = ProgramView {
         n_ranks,
@@ -149,7 +154,11 @@ fn validate_program(
         denominator,
     };
     let (initial, finals) = (initial.as_slice()?, finals.as_slice()?);
-    let result = py.detach(|| validate(&view, initial, finals, Options { rendezvous }));
+    let ptr = match &set_ptr { Some(a) => a.as_slice()?, None => &[] };
+    let words = match &set_words { Some(a) => a.as_slice()?, None => &[] };
+    let sets = OperandSets::new(ptr, words)
+        .ok_or_else(|| structure(py, StructureError::Shape("set_ptr is not a CSR pointer over set_words")))?;
+    let result = py.detach(|| validate(&view, &sets, initial, finals, Options { rendezvous }));
     result.map_err(|e| invalid(py, e))
 }
 

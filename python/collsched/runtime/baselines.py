@@ -13,6 +13,15 @@ returns), ``count`` instances back to back for a series:
   MPI datatype so that segmentation never cuts one). If the target is not a
   participant it joins last with the identity matrix. The result is checked
   against the sequential product.
+* ``ReduceScatter`` (``MPI_Reduce_scatter_block``) and ``AllReduce``
+  (``MPI_Allreduce``), over the participants in operand order: commutative,
+  ``MPI_SUM`` of int64 words below :data:`~.payload.PRIME`
+  (:func:`~.payload.summand`, 8 bytes each); ordered
+  (``commutative=False``), the matrix product above (32 bytes each). A
+  reduce-scatter block is ``size`` bytes (``N · size`` per operand), an
+  all-reduce vector ``size`` bytes (at least one word or matrix). Every
+  participant's result is checked against the sum, or the product in
+  operand order, computed locally.
 * ``Broadcast`` (``MPI_Bcast``), ``Scatter`` (``MPI_Scatter``), ``Gather``
   (``MPI_Gather``), ``AllToAll`` (``MPI_Alltoallv``, byte counts per pair):
   communicator in the platform's host order, contents derived from
@@ -33,14 +42,15 @@ import time
 
 import numpy as np
 
-from ..collectives import AllGather, AllToAll, Broadcast, Gather, Reduce, Scatter, Series
+from ..collectives import AllGather, AllReduce, AllToAll, Broadcast, Gather, Reduce, ReduceScatter, Scatter, Series
 from ..errors import CollschedError
 from . import payload
 
 __all__ = ["baseline_task", "run_baseline_rank", "BASELINE_CALLS"]
 
 BASELINE_CALLS = {"reduce": "MPI_Reduce", "broadcast": "MPI_Bcast", "scatter": "MPI_Scatter",
-                  "gather": "MPI_Gather", "alltoall": "MPI_Alltoallv", "allgather": "MPI_Allgather"}
+                  "gather": "MPI_Gather", "alltoall": "MPI_Alltoallv", "allgather": "MPI_Allgather",
+                  "reducescatter": "MPI_Reduce_scatter_block", "allreduce": "MPI_Allreduce"}
 """The MPI call that implements each collective kind."""
 
 
@@ -103,6 +113,12 @@ def baseline_task(platform, collective, *, repeat: int = 1) -> dict:
         root = 0
         sizes = [[0.0 if i == j else collective.size for j in range(len(ranks))] for i in range(len(ranks))]
         op = "allgather"
+    elif isinstance(collective, (ReduceScatter, AllReduce)):
+        ranks = list(collective.participants)  # operand order: MPI combines a non-commutative operator in rank order
+        root = 0
+        sizes = [[0.0 if i == j else collective.size for j in range(len(ranks))] for i in range(len(ranks))]
+        op = collective.kind
+        extra = {"commutative": collective.commutative}
     elif isinstance(collective, AllToAll):
         ranks = order
         root = 0
@@ -112,7 +128,8 @@ def baseline_task(platform, collective, *, repeat: int = 1) -> dict:
         op = "alltoall"
     else:
         raise CollschedError(f"MPI has no collective call for a {collective.kind}",
-                             fix="compare with reduce, broadcast, scatter, gather, alltoall or allgather")
+                             fix="compare with reduce, broadcast, scatter, gather, alltoall, allgather, "
+                                 "reducescatter or allreduce")
     return {"kind": "baseline", "op": op, "ranks": ranks, "root": root, "sizes": sizes, "count": count,
             "repeat": int(repeat), **extra}
 
@@ -163,8 +180,9 @@ def run_baseline_rank(comm, task: dict, world: list[str]):
     r, root, op = sub.rank, int(task["root"]), task["op"]
     sizes = np.array(task["sizes"], dtype=float).round().astype(np.int64)
     times, problems = [], []
-    matrix = MPI.INT64_T.Create_contiguous(4).Commit() if op == "reduce" else None
-    mpi_op = MPI.Op.Create(_matrix_product, commute=False) if op == "reduce" else None
+    ordered = op == "reduce" or (op in _REDUCTIONS and not task["commutative"])
+    matrix = MPI.INT64_T.Create_contiguous(4).Commit() if ordered else None
+    mpi_op = MPI.Op.Create(_matrix_product, commute=False) if ordered else None
     try:
         for rep in range(int(task["repeat"])):
             bufs = [_buffers(task, op, r, root, sizes, inst) for inst in range(int(task["count"]))]
@@ -188,6 +206,28 @@ def run_baseline_rank(comm, task: dict, world: list[str]):
     return times, problems
 
 
+_REDUCTIONS = ("reducescatter", "allreduce")
+
+
+def _elements(task, sizes) -> tuple[int, bool]:
+    """(words or matrices per block or vector, commutative) of a reduce-scatter or an all-reduce."""
+    commutative = bool(task["commutative"])
+    return max(1, int(sizes.max()) // (8 if commutative else 32)), commutative
+
+
+def _operand(inst: int, k: int, elements: np.ndarray, commutative: bool) -> np.ndarray:
+    return payload.summand(inst, k, elements) if commutative else payload.operand(inst, k, elements)
+
+
+def _reduction(inst: int, n: int, elements: np.ndarray, commutative: bool) -> np.ndarray:
+    """The reduction of operands 0..n-1 on ``elements``: their sum, or their product in operand order."""
+    out = _operand(inst, 0, elements, commutative)
+    for j in range(1, n):
+        x = _operand(inst, j, elements, commutative)
+        out = out + x if commutative else payload.matmul(out, x)
+    return out
+
+
 def _matrix_product(inbuf, inoutbuf, datatype):
     # MPI: inoutbuf = inbuf (lower ranks) op inoutbuf (higher ranks)
     a = np.frombuffer(inbuf, dtype=np.int64).reshape(-1, 2, 2)
@@ -203,6 +243,11 @@ def _buffers(task, op, r, root, sizes, inst):
         identity = task.get("identity_last") and r == n - 1
         send = _identity(k) if identity else payload.operand(inst, r, np.arange(k))
         return send, np.empty_like(send) if r == root else None, k
+    if op in _REDUCTIONS:
+        k, commutative = _elements(task, sizes)
+        total = n * k if op == "reducescatter" else k
+        send = _operand(inst, r, np.arange(total), commutative)
+        return send, np.empty_like(send[:k]), k
     if op == "broadcast":
         m = int(sizes[root].max())
         return (_block(m, inst, root, -1) if r == root else np.empty(m, dtype=np.uint8)), None, m
@@ -232,6 +277,9 @@ def _expected(task, op, r, root, sizes, inst, extra):
             last = task.get("identity_last") and j == n - 1
             out = out if last else payload.matmul(out, payload.operand(inst, j, np.arange(extra)))
         return out
+    if op in _REDUCTIONS:
+        first = r * extra if op == "reducescatter" else 0
+        return _reduction(inst, n, np.arange(first, first + extra), bool(task["commutative"]))
     if op == "broadcast":
         return None if r == root else _block(extra, inst, root, -1)
     if op == "scatter":
@@ -248,6 +296,10 @@ def _call(comm, op, root, send, recv, extra, matrix, mpi_op):
 
     if op == "reduce":
         comm.Reduce([send, extra, matrix], None if recv is None else [recv, extra, matrix], op=mpi_op, root=root)
+    elif op in _REDUCTIONS:
+        kind = MPI.INT64_T if mpi_op is None else matrix
+        call = comm.Reduce_scatter_block if op == "reducescatter" else comm.Allreduce
+        call([send, kind], [recv, kind], op=MPI.SUM if mpi_op is None else mpi_op)
     elif op == "broadcast":
         comm.Bcast([send, MPI.BYTE], root=root)
     elif op == "scatter":

@@ -5,7 +5,8 @@ as soon as the operations it depends on have completed (the semantics of
 :mod:`collsched.schedules.program`, the same the validator and the simulator
 use): a send posts ``Isend`` of a real buffer, a receive posts ``Irecv``
 (it then waits for its message), a computation multiplies the 2×2 matrices of
-its input pieces in operand order (:mod:`.payload`) and, with
+its input pieces in operand order, or adds the integers of a commutative
+reduction's inputs (:mod:`.payload`), and, with
 ``compute="model"``, then sleeps until ``cost / speed`` seconds have passed,
 so that its duration is the platform's. Completions are taken by
 ``MPI_Waitany``; a send completes when MPI says its buffer is free again
@@ -20,9 +21,10 @@ itself.
 Every received buffer is checked after the timed run (so that checking costs
 no time in the trace): every piece's content against what the value holds
 when computed directly, every filler byte against the bytes derived from the
-message id and the repetition. At the end every value the collective
-promises to a rank is checked the same way: a reduction result against the
-sequential product of the operands in operand order.
+message id and the repetition. At the end every value (or fragment of one)
+the collective promises to a rank is checked the same way: a reduction
+result against the sequential product of the operands in operand order, or
+the sum of its operands.
 
 Examples
 --------
@@ -44,7 +46,7 @@ from typing import Sequence
 import numpy as np
 
 from ..schedules.program import RECV, SEND, Program
-from ..schedules.values import Value
+from ..schedules.values import REDUCED, Piece, Value
 from . import payload
 
 __all__ = ["RankPlan", "execute", "check_received", "check_finals"]
@@ -246,15 +248,16 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
 
 
 def _compute(pieces, store) -> None:
-    """Combine the input pieces (operand order) into the output piece, segment by segment."""
+    """Combine the input pieces into the output piece, segment by segment: products in operand order, or sums."""
     if not pieces:
         return
     *inputs, output = pieces
+    add = output.value.kind == REDUCED
     for s in range(output.start, output.end):
         acc = None
         for p in inputs:
             x = store[(p.value, s)]
-            acc = x if acc is None else payload.matmul(acc, x)
+            acc = x if acc is None else (acc + x if add else payload.matmul(acc, x))
         if acc is not None:
             store[(output.value, s)] = acc
 
@@ -305,12 +308,13 @@ def check_received(plan: RankPlan, received, rep: int) -> list[str]:
     return problems
 
 
-def check_finals(finals: Sequence[Value], store: dict, denominator: int) -> list[str]:
+def check_finals(finals: Sequence[Value | Piece], store: dict, denominator: int) -> list[str]:
     """Problems with the values a rank must end with (missing, or not the direct computation).
 
     Parameters
     ----------
-    finals : sequence of Value
+    finals : sequence of Value or Piece
+        A whole value, or the segments ``start .. end-1`` of one (a ReduceScatter's block).
     store : dict
         What the rank holds after the run.
     denominator : int
@@ -329,14 +333,19 @@ def check_finals(finals: Sequence[Value], store: dict, denominator: int) -> list
     ['v[0..1]@0 segment 0 is not the product of its operands in operand order']
     >>> check_finals([v], {}, 1)
     ['v[0..1]@0 segment 0 never arrived']
+    >>> from collsched.schedules.values import reduced
+    >>> twice = payload.content(reduced(0, [0, 1]), 1) + payload.content(reduced(0, [1]), 1)
+    >>> check_finals([Piece(reduced(0, [0, 1]), 1, 2)], {(reduced(0, [0, 1]), 1): twice}, 3)
+    ['Σ{0,1}@0 segment 1 is not the sum of its operands']
     """
     problems = []
-    for v in finals:
-        for s in range(denominator):
+    what = {1: "the product of its operands in operand order", REDUCED: "the sum of its operands"}
+    for item in finals:
+        v, start, end = item if isinstance(item, Piece) else (item, 0, denominator)
+        for s in range(start, end):
             got = store.get((v, s))
             if got is None:
                 problems.append(f"{v!r} segment {s} never arrived")
             elif not np.array_equal(np.asarray(got).reshape(-1), payload.content(v, s).reshape(-1)):
-                what = "the product of its operands in operand order" if v.kind == 1 else "the block sent"
-                problems.append(f"{v!r} segment {s} is not {what}")
+                problems.append(f"{v!r} segment {s} is not {what.get(v.kind, 'the block sent')}")
     return problems

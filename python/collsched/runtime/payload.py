@@ -11,7 +11,12 @@ receive without asking anyone:
   modulo the prime :data:`PRIME`, a hash of ``(t, k, s)``; a partial result
   ``v[k..m]@t`` is the product ``v_k · v_{k+1} ··· v_m`` (mod :data:`PRIME`),
   in operand order. Matrix products do not commute, so a reduction that
-  combines operands out of order gives a different matrix.
+  combines operands out of order gives a different matrix;
+* a commutative reduction's operand ``Σ{k}@t``, segment ``s``: one integer
+  below :data:`PRIME`, a hash of ``(t, k, s)`` (:func:`summand`); a
+  reduction ``Σ{S}@t`` is the sum of its operands' integers (int64; it
+  cannot overflow below 2**32 operands), so a reduction that counts an
+  operand twice, or misses one, gives a different sum.
 
 A message buffer is the contents of its pieces (int64, in piece order) then a
 **filler** of pseudo-random bytes derived from ``(message id, repetition)``
@@ -35,9 +40,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..schedules.values import PARTIAL, Piece, Value
+from ..schedules.values import PARTIAL, REDUCED, Piece, Value, operands
 
-__all__ = ["PRIME", "operand", "matmul", "content", "header", "filler", "message_bytes", "split_header",
+__all__ = ["PRIME", "operand", "summand", "matmul", "content", "header", "filler", "message_bytes", "split_header",
            "header_words"]
 
 PRIME = 2_147_483_647
@@ -84,6 +89,31 @@ def operand(inst: int, k: int, segment) -> np.ndarray:
     return words.astype(np.int64).reshape(seg.shape + (2, 2))
 
 
+def summand(inst: int, k: int, segment) -> np.ndarray:
+    """Segment(s) ``segment`` of the commutative reduction's operand ``k`` of instance ``inst``: integers below :data:`PRIME`.
+
+    Parameters
+    ----------
+    inst, k : int
+        Instance, operand position (``k`` may be an array, broadcast against ``segment``).
+    segment : int or array of int
+        Segment(s).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, the broadcast shape of ``k`` and ``segment``.
+
+    Examples
+    --------
+    >>> summand(0, 3, np.arange(4)).shape, bool((summand(0, 3, 2) < PRIME).all())
+    ((4,), True)
+    >>> bool(summand(0, 3, 2) == summand(0, 4, 2))
+    False
+    """
+    return (_mix(5, inst, k, np.asarray(segment)) % np.uint64(PRIME)).astype(np.int64)
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a · b`` modulo :data:`PRIME`, for 2×2 matrices (or stacks of them, shape ``(..., 2, 2)``).
 
@@ -123,14 +153,19 @@ def content(value: Value, segment: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        int64, shape ``(1,)`` for a block, ``(2, 2)`` for a partial result.
+        int64, shape ``(1,)`` for a block or a commutative reduction (the
+        sum of its operands' :func:`summand`), ``(2, 2)`` for a partial result.
 
     Examples
     --------
-    >>> from collsched.schedules.values import block, partial
+    >>> from collsched.schedules.values import block, partial, reduced
     >>> content(block(0, 1, 2), 0).shape, content(partial(0, 0, 3), 0).shape
     ((1,), (2, 2))
+    >>> int(content(reduced(0, [1, 5]), 3)[0]) == int(summand(0, 1, 3) + summand(0, 5, 3))
+    True
     """
+    if value.kind == REDUCED:
+        return np.array([int(summand(value.inst, np.array(operands(value)), segment).sum())], dtype=np.int64)
     if value.kind == PARTIAL:
         out = operand(value.inst, value.a, segment)
         for k in range(value.a + 1, value.b + 1):

@@ -22,6 +22,7 @@ import numpy as np
 from ..collectives import Collective, Series
 from ..schedules.program import Program
 from ..schedules.program_io import save_program
+from ..schedules.values import Part
 from ..schedules.validate import lower_any
 from .baselines import BASELINE_CALLS, baseline_task
 from .launch import RunError, launch
@@ -173,7 +174,7 @@ def _program_task(platform, program: Program, collective, path, repeat, compute,
         index = {r: i for i, r in enumerate(program.ranks)}
         initial, final = collective.values(platform)
         task["initial"] = [[index[h], *v] for h, v in initial if h in index]
-        task["final"] = [[index[h], *v] for h, v in final if h in index]
+        task["final"] = [[index[h], *_segments(item, program)] for h, item in final if h in index]
     if latency:
         pairs = {(int(a), int(b)) for a, b, k in zip(program.op_rank, program.op_peer, program.op_kind) if k == 0}
         lat = [[0.0] * len(program.ranks) for _ in program.ranks]
@@ -181,6 +182,17 @@ def _program_task(platform, program: Program, collective, path, repeat, compute,
             lat[a][b] = _latency(platform, program.ranks[a], program.ranks[b])
         task["latency"] = lat
     return task
+
+
+def _segments(item, program: Program) -> list[int]:
+    """``(kind, inst, a, b, start, end)`` of a final value or Part, in segments of the program's denominator."""
+    if not isinstance(item, Part):
+        return [*item, 0, program.denominator]
+    units = item.in_units(program.denominator)
+    if units is None:
+        raise RunError(f"program {program.name!r} (denominator {program.denominator}) cannot hold {item!r}",
+                       fix="lower with a denominator that is a multiple of the number of participants")
+    return [*item.value, *units]
 
 
 def _latency(platform, a: str, b: str) -> float:

@@ -52,7 +52,7 @@ def _program_task(comm, task: dict, world: list[str]):
     from mpi4py import MPI
 
     from ..schedules.program_io import load_program
-    from ..schedules.values import Value
+    from ..schedules.values import Piece, Value
     from . import payload
     from .execute import RankPlan, check_finals, check_received, execute
 
@@ -66,7 +66,7 @@ def _program_task(comm, task: dict, world: list[str]):
         r = sub.rank
         plan = RankPlan(prog, r)
         initial = [Value(*row[1:]) for row in task.get("initial") or () if row[0] == r]
-        finals = [Value(*row[1:]) for row in task.get("final") or () if row[0] == r]
+        finals = [Piece(Value(*row[1:5]), row[5], row[6]) for row in task.get("final") or () if row[0] == r]
         lat = task.get("latency")
         tag_ub = sub.Get_attr(MPI.TAG_UB) or 32767
         fault = task.get("fault") or {}

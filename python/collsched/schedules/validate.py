@@ -4,8 +4,11 @@
 symbolic values in the Rust core (:mod:`collsched._core`): every rank starts
 with what the collective gives it, every send may only carry pieces its rank
 holds and waits for, every receive must bring something new, every
-combination must join adjacent partial results in operand order, and at the
-end every rank must hold what the collective promises it. It also checks that
+combination must join adjacent partial results in operand order (or
+commutative reductions of pairwise disjoint operand sets), and at the end
+every rank must hold what the collective promises it (a whole value, or the
+fraction of one that a :class:`~collsched.schedules.values.Part` names, which
+the program's denominator must express). It also checks that
 each message's byte count is what its pieces weigh and that each reduction
 task costs what the collective says. Failures raise
 :class:`~collsched.errors.ValidationError` naming the rank, the operation
@@ -53,7 +56,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from .program import COMPUTE, OP_KINDS, RECV, SEND, Program
-from .values import PARTIAL, Value
+from .values import PARTIAL, REDUCED, Part, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -229,35 +232,93 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
         if name not in platform.nodes:
             raise ValidationError(f"program {program.name!r} has rank {name!r}, which is not in platform {platform.name!r}")
     initial_values, final_values = collective.values(platform)
-    initial = _rows(program, initial_values, rank_of, "starts with")
-    finals = _rows(program, final_values, rank_of, "must end with")
+    sets = list(program.operand_sets)  # the program's table, then the masks only the collective names
+    initial = _rows(program, initial_values, rank_of, "starts with", sets, platform)
+    finals = _rows(program, final_values, rank_of, "must end with", sets, platform)
     dense = program.renumbered()  # ids index arrays in the core; errors name the program's own ids
     columns = [np.asarray(a, dtype=np.int64) for a in (dense.op_rank, dense.op_kind, dense.op_peer, dense.op_msg,
                                                           dense.dep_ptr, dense.dep_idx, dense.piece_ptr)]
+    set_ptr, set_words = set_table(sets)
     try:
         _core.validate_program(len(program.ranks), *columns, np.asarray(program.pieces, dtype=np.int64).reshape(-1),
-                               program.denominator, initial, finals, rendezvous=rendezvous)
+                               program.denominator, initial, finals, rendezvous=rendezvous,
+                               set_ptr=set_ptr, set_words=set_words)
     except _core.ProgramInvalid as exc:
         code, details = exc.args
-        raise ValidationError(_Explain(platform, program).message(code, details)) from None
+        raise ValidationError(_Explain(platform, program, sets).message(code, details)) from None
     _check_weights(platform, collective, program)
 
 
-def _rows(program: Program, values: list[tuple[str, Value]], rank_of: dict, verb: str) -> np.ndarray:
+def set_table(masks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Operand sets as the core takes them: a CSR of little-endian 64-bit words.
+
+    Parameters
+    ----------
+    masks : list of int
+        Bitmasks (Python ints of any size), in table order.
+
+    Returns
+    -------
+    set_ptr : numpy.ndarray of int64
+        Set ``i`` is ``set_words[set_ptr[i]:set_ptr[i+1]]``.
+    set_words : numpy.ndarray of uint64
+
+    Examples
+    --------
+    >>> ptr, words = set_table([0b1001, 1 << 64])
+    >>> ptr.tolist(), words.tolist()
+    ([0, 1, 3], [9, 0, 1])
+    """
+    sizes = [(m.bit_length() + 63) // 64 for m in masks]
+    ptr = np.zeros(len(masks) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(sizes)
+    data = b"".join(m.to_bytes(8 * n, "little") for m, n in zip(masks, sizes))
+    return ptr, np.frombuffer(data, dtype="<u8").astype(np.uint64)
+
+
+def _rows(program: Program, values: list, rank_of: dict, verb: str, sets: list[int],
+          platform: Platform) -> np.ndarray:
+    """``(rank, kind, inst, a, b)`` rows of initial values, ``(..., start, end)`` rows of final ones.
+
+    A reduction's mask becomes its index in the table ``sets`` (appended if the table lacks it); a
+    :class:`Part` becomes its fragment in units of the program's denominator.
+    """
+    index: dict[int, int] = {}
+    for i, mask in enumerate(sets):
+        index.setdefault(mask, i)
+
+    def where(mask: int) -> int:
+        if mask not in index:
+            index[mask] = len(sets)
+            sets.append(mask)
+        return index[mask]
+
     rows = []
-    for host, v in values:
+    for host, item in values:
+        v = item.value if isinstance(item, Part) else item
         if host not in rank_of:
-            raise ValidationError(f"program {program.name!r} has no rank for host {host!r}, which {verb} {v!r}")
-        rows.append((rank_of[host], *v))
+            raise ValidationError(f"program {program.name!r} has no rank for host {host!r}, which {verb} {item!r}")
+        row = (rank_of[host], v.kind, v.inst, where(v.a) if v.kind == REDUCED else v.a, v.b)
+        if verb == "must end with":
+            units = item.in_units(program.denominator) if isinstance(item, Part) else (0, program.denominator)
+            if units is None:
+                raise ValidationError(
+                    f"program {program.name!r}: denominator {program.denominator} cannot express the part "
+                    f"[{item.start}, {item.end}) of {v.describe(platform.hosts)} that host {host} must end with",
+                    fix=f"lower with a denominator that is a multiple of "
+                        f"{math.lcm(item.start.denominator, item.end.denominator)}")
+            row += units
+        rows.append(row)
     return np.array(rows, dtype=np.int64).reshape(-1)
 
 
 class _Explain:
     """Turns the core's error codes into one precise line."""
 
-    def __init__(self, platform: Platform, program: Program):
+    def __init__(self, platform: Platform, program: Program, sets: list[int] = ()):
         self.hosts = platform.hosts
         self.p = program
+        self.sets = list(sets) or list(program.operand_sets)  # the program's table, then the collective's masks
         self._send_of: dict[int, int] | None = None
 
     def send_of(self, msg: int) -> int:
@@ -283,9 +344,19 @@ class _Explain:
         if int(p.op_kind[i]) == RECV:  # the pieces are on its send
             i = self.send_of(int(p.op_msg[i]))
         row = p.pieces[int(p.piece_ptr[i]) + k]
-        text = Value(*map(int, row[:4])).describe(self.hosts)
-        start, end = int(row[4]), int(row[5])
-        return text if (start, end) == (0, p.denominator) else f"{text} part [{start}/{p.denominator}, {end}/{p.denominator})"
+        return self.fragment(self.value(row[:4]), int(row[4]), int(row[5]))
+
+    def value(self, row) -> Value:
+        """The value of a row the core names (a reduction's set index looked up in the table)."""
+        kind, inst, a, b = (int(x) for x in row)
+        if kind == REDUCED and 0 <= a < len(self.sets):
+            return Value(kind, inst, self.sets[a], b)
+        return Value(kind, inst, a, b)
+
+    def fragment(self, value: Value, start: int, end: int) -> str:
+        text = value.describe(self.hosts)
+        d = self.p.denominator
+        return text if (start, end) == (0, d) else f"{text} part [{start}/{d}, {end}/{d})"
 
     def bringer(self, i: int, k: int) -> int | None:
         """An operation of op ``i``'s rank that brings the piece ``k`` of op ``i`` (a receive or a computation)."""
@@ -324,8 +395,9 @@ class _Explain:
             combined = f"{' ⊕ '.join(inputs)} → {output}" if inputs else output
             return head + f"{self.op(i)} is not a valid reduction: {d['reason']}: {combined}"
         if code == "missing":
-            value = Value(*d["value"]).describe(self.hosts)
-            held = "it never receives it" if d["held"] == 0 else f"it holds only {d['held']}/{self.p.denominator} of it"
+            value = self.fragment(self.value(d["value"]), d["start"], d["end"])
+            held = "it never receives it" if d["held"] == 0 else \
+                f"it holds only {d['held']}/{d['end'] - d['start']} of it"
             return head + f"rank {self.p.ranks[d['rank']]} ends without {value} ({held})"
         if code == "deadlock":
             stuck = ", ".join(self.op(i) for i in d["stuck"][:3])
@@ -357,7 +429,7 @@ def _check_weights(platform: Platform, collective: Collective, program: Program)
     sizer = collective.sizer(platform)
     denom = program.denominator
     values, inverse = np.unique(program.pieces[:, :4], axis=0, return_inverse=True)
-    weight = np.array([sizer(Value(*map(int, v))) for v in values])[inverse.reshape(-1)]
+    weight = np.array([sizer(program.value_of(v)) for v in values])[inverse.reshape(-1)]
     weight *= (program.pieces[:, 5] - program.pieces[:, 4]) / denom
     counts = np.diff(program.piece_ptr)
     op_of_piece = np.repeat(np.arange(program.n_ops), counts)
@@ -375,9 +447,16 @@ def _check_weights(platform: Platform, collective: Collective, program: Program)
     base = collective.base
     if not hasattr(base, "task_cost_of"):
         return
-    for i in np.flatnonzero((program.op_kind == COMPUTE) & (counts == 3)):
+    for i in np.flatnonzero((program.op_kind == COMPUTE) & (counts >= 3)):
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
-        if rows[0][0] != PARTIAL:
+        if rows[0][0] == REDUCED:  # k inputs: k - 1 combinations of whole vectors, scaled to the fragment
+            expected = (len(rows) - 2) * base.task_cost_of(0, 0, 1) * int(rows[-1][5] - rows[-1][4]) / denom
+            declared = float(program.op_size[i])
+            if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):
+                raise ValidationError(f"program {program.name!r}: {explain.op(i)} combines {len(rows) - 1} "
+                                      f"fragments with cost {declared:g} but the {base.kind} says {expected:g}")
+            continue
+        if rows[0][0] != PARTIAL or len(rows) != 3:
             continue
         k, l, m = int(rows[0][2]), int(rows[0][3]), int(rows[1][3])
         expected = base.task_cost_of(k, l, m) * int(rows[2][5] - rows[2][4]) / denom
