@@ -135,3 +135,29 @@ def weighted_edge_coloring(
     n_left: int,
     n_right: int,
 ) -> list[tuple[int, list[int]]]: ...
+
+class FlowNetwork:
+    """A digraph with integer capacities (i128) kept between maximum-flow questions (Dinic's algorithm).
+
+    Nodes are ``0 .. n_nodes-1``; arcs are numbered in the order added
+    (parallel arcs allowed); ``INFINITE`` marks an unbounded arc. Raises
+    IndexError for an unknown node or arc, ValueError for a negative
+    capacity, an empty side or a node that is both source and sink.
+    """
+
+    INFINITE: int
+    def __init__(self, n: int) -> None: ...
+    @property
+    def n_nodes(self) -> int: ...
+    @property
+    def n_arcs(self) -> int: ...
+    def add_node(self) -> int: ...
+    def add_arc(self, u: int, v: int, cap: int) -> int: ...
+    def set_capacity(self, arc: int, cap: int) -> None: ...
+    def capacity(self, arc: int) -> int: ...
+    def max_flow(self, sources: list[int], sinks: list[int], limit: int | None = None) -> int:
+        """Maximum flow from the node set ``sources`` to ``sinks`` (unlimited supply and demand), stopped at ``limit``."""
+    def min_max_flow(self, queries: list[tuple[list[int], list[int]]], limit: int | None = None) -> tuple[int, int]:
+        """The smallest maximum flow of ``[(sources, sinks), ...]`` (each asked up to the running minimum) and its index."""
+    def source_side(self) -> list[int]:
+        """Nodes reachable from the sources in the last flow's residual network (a minimum cut's source side)."""

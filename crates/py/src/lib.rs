@@ -6,6 +6,7 @@ mod permutations;
 mod orderings;
 mod liquid;
 mod coloring;
+mod maxflow;
 
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
 use collsched_core::routing;
@@ -290,6 +291,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(liquid::liquid_greedy, m)?)?;
     m.add_function(wrap_pyfunction!(liquid::liquid_first_fit, m)?)?;
     m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
+    m.add_class::<maxflow::FlowNetwork>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,244 @@
+"""Throughput-optimal AllGather / ReduceScatter forests on multi-port fabrics, and their independent checker.
+
+:func:`pack_forest` runs ForestColl's three steps: the cut bound ``x*``
+(:mod:`.cut_bound`), switch removal by route-consistent edge splitting
+(:mod:`.splitting`), and a packing of spanning trees per participant
+(:mod:`.trees`). An AllGather uses out-trees (each root's block flows down
+its trees); a ReduceScatter in-trees, found as out-trees of the reversed
+fabric (each root's result flows up from the leaves). The result
+:class:`Forest` says what the trees achieve (``throughput``) and what no
+schedule can beat (``bound``); they are equal, and ``note`` empty, unless
+some capacity could not be split along the platform's routes (then
+``note`` says where and how much).
+
+Time of one AllGather of total output ``M`` (block ``M/N``) in the
+steady state: ``(M/N) / throughput``; algorithm bandwidth ``N · throughput``.
+
+Examples
+--------
+>>> from collsched import topologies
+>>> p = topologies.dgx2(2)
+>>> f = pack_forest(p, p.hosts)
+>>> f.throughput == f.bound, f.throughput, f.note
+(True, Fraction(125000000000, 31), '')
+>>> check_forest(p, f)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from ...errors import ScheduleError
+from ...platform.model import Platform
+from .capacity import KINDS, capacity_graph
+from .splitting import split_switches
+from .trees import pack_spanning_trees
+
+__all__ = ["Tree", "Forest", "pack_forest", "check_forest"]
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One spanning tree of a forest.
+
+    Attributes
+    ----------
+    root : str
+        The participant whose block (AllGather) or result (ReduceScatter) this tree carries.
+    weight : Fraction
+        Bytes/s of the root's stream through this tree.
+    arcs : tuple of (str, str)
+        AllGather: ``(parent, child)`` host pairs, breadth-first from the
+        root (parents before children), spanning every participant; data
+        flows parent → child along ``platform.route(parent, child)``.
+        ReduceScatter: ``(child, parent)`` pairs in the same order (each
+        arc's parent is nearer the root); data flows child → parent along
+        ``platform.route(child, parent)``, then on to the root.
+    """
+
+    root: str
+    weight: Fraction
+    arcs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Forest:
+    """Spanning trees per root whose weights reach the AllGather/ReduceScatter rate ``throughput``.
+
+    Attributes
+    ----------
+    kind : str
+        ``"allgather"`` or ``"reducescatter"``.
+    participants : tuple of str
+    trees : tuple of Tree
+        Grouped by root; each root's weights sum to ``throughput``.
+    throughput : Fraction
+        ``x``, bytes/s per root that the trees achieve (exact).
+    bound : Fraction
+        ``x*``, the cut bound (exact), valid for any schedule under the
+        multi-port model; ``>= throughput``.
+    note : str
+        ``""`` when ``throughput == bound``, else why not (one line).
+    elapsed : float
+        Seconds spent by :func:`pack_forest`.
+    """
+
+    kind: str
+    participants: tuple[str, ...]
+    trees: tuple[Tree, ...]
+    throughput: Fraction
+    bound: Fraction
+    note: str
+    elapsed: float
+
+
+def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = "allgather") -> Forest:
+    """Optimal spanning trees for an AllGather (out-trees) or ReduceScatter (in-trees) among ``participants``.
+
+    Parameters
+    ----------
+    platform : Platform
+        Multi-port model: each direction of each link is its own capacity
+        (bandwidth, bytes/s); routers forward; latencies are ignored.
+    participants : sequence of str
+        Distinct hosts, at least two. Other hosts only forward.
+    kind : {"allgather", "reducescatter"}
+
+    Returns
+    -------
+    Forest
+        ``throughput == bound`` (the optimum, exact) unless some capacity
+        could not be split along the platform's routes; ``note`` then says
+        which and how much.
+
+    Raises
+    ------
+    CollectiveError
+        A router as participant, a participant listed twice, fewer than two, an unknown kind.
+    PlatformError
+        A participant that cannot reach another (both named); a link without ends or a fatpipe.
+
+    Notes
+    -----
+    Capacities are read exactly (``Fraction(float)``, scaled to integers);
+    every flow is an integer maximum flow in the Rust core.
+
+    References
+    ----------
+    L. Zhao, S. Maleki, A. Shah, Z. Yang, H. Pourreza, A. Krishnamurthy.
+    ForestColl: throughput-optimal collective communications on
+    heterogeneous network fabrics. arXiv:2402.06787, 2024.
+
+    Examples
+    --------
+    Three hosts on a switch of 2 bytes/s links: each root sends at 1 byte/s
+    down one tree (every host's uplink carries its own block and forwards
+    one other), and the ReduceScatter is the mirror image:
+
+    >>> from collsched import topologies
+    >>> p = topologies.star(3, bandwidth=2)
+    >>> f = pack_forest(p, p.hosts)
+    >>> f.throughput, [(t.root, t.weight, t.arcs) for t in f.trees][0]
+    (Fraction(1, 1), ('h0', Fraction(1, 1), (('h0', 'h1'), ('h1', 'h2'))))
+    >>> r = pack_forest(p, p.hosts, kind="reducescatter")
+    >>> r.throughput, r.trees[0].arcs
+    (Fraction(1, 1), (('h1', 'h0'), ('h2', 'h1')))
+    """
+    start = time.perf_counter()
+    g = capacity_graph(platform, participants, kind=kind)
+    split = split_switches(g, platform.route_hops)
+    packed = pack_spanning_trees(len(split.nodes), split.arcs, split.rate)
+    names = split.nodes
+    trees = []
+    for r, w, arcs in packed:
+        pairs = tuple((names[a], names[b]) if kind == "allgather" else (names[b], names[a]) for a, b in arcs)
+        trees.append(Tree(names[r], Fraction(w, split.scale), pairs))
+    throughput = Fraction(split.rate, split.scale)
+    note = "" if throughput == split.bound else \
+        f"below the cut bound by {float(1 - throughput / split.bound):.3%}: " + "; ".join(split.dropped)
+    return Forest(kind, g.participants, tuple(trees), throughput, split.bound, note, time.perf_counter() - start)
+
+
+def check_forest(platform: Platform, forest: Forest) -> None:
+    """Check a forest exactly, independently of how it was built.
+
+    Checks that every tree's root is a participant and its arcs form a tree
+    rooted there that spans every participant (listed parents first), that
+    every weight is positive and each root's weights sum to
+    ``throughput``, that ``throughput <= bound``, and that every physical
+    link carries at most its bandwidth: the load of a link direction is the
+    sum, over trees and arcs whose route (``platform.route``, in the data's
+    direction) uses it, of the tree's weight; a ``shared`` link's two
+    directions together, a full-duplex link's each on its own.
+
+    Parameters
+    ----------
+    platform : Platform
+    forest : Forest
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ScheduleError
+        Naming the first tree, root or link that fails.
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> p = topologies.star(3, bandwidth=2)
+    >>> f = pack_forest(p, p.hosts)
+    >>> check_forest(p, f)
+    >>> import dataclasses
+    >>> check_forest(p, dataclasses.replace(f, throughput=f.throughput / 2))
+    Traceback (most recent call last):
+    ...
+    collsched.errors.ScheduleError: the weights of root 'h0' sum to 1 bytes/s, not the throughput 1/2 (fix the weights)
+    """
+    if forest.kind not in KINDS:
+        raise ScheduleError(f"unknown forest kind {forest.kind!r}", fix=f"use one of {', '.join(KINDS)}")
+    parts = list(forest.participants)
+    members = set(parts)
+    if len(members) != len(parts) or len(parts) < 2:
+        raise ScheduleError("the participants are not two or more distinct hosts", fix="list each host once")
+    if forest.throughput > forest.bound:
+        raise ScheduleError(f"throughput {forest.throughput} exceeds the bound {forest.bound}",
+                            fix="a forest cannot beat the cut bound")
+    total = {h: Fraction(0) for h in parts}
+    load: dict = {}
+    for k, tree in enumerate(forest.trees):
+        where = f"tree {k} (root {tree.root!r})"
+        if tree.root not in members:
+            raise ScheduleError(f"{where}: the root is not a participant", fix="root trees at participants")
+        if not tree.weight > 0:
+            raise ScheduleError(f"{where}: weight {tree.weight} is not positive", fix="drop empty trees")
+        reached = {tree.root}
+        for arc in tree.arcs:
+            parent, child = arc if forest.kind == "allgather" else arc[::-1]
+            if parent not in reached or child in reached or child not in members:
+                raise ScheduleError(f"{where}: arc {arc} does not extend the tree (parent first, child new)",
+                                    fix="list arcs from the root down, each participant once")
+            reached.add(child)
+            for link, fwd in platform.route_hops(*arc):
+                key = (link, fwd)
+                load[key] = load.get(key, Fraction(0)) + tree.weight
+        if reached != members:
+            raise ScheduleError(f"{where}: misses {sorted(members - reached)}", fix="span every participant")
+        total[tree.root] += tree.weight
+    for h in parts:
+        if total[h] != forest.throughput:
+            raise ScheduleError(f"the weights of root {h!r} sum to {total[h]} bytes/s, not the throughput "
+                                f"{forest.throughput}", fix="fix the weights")
+    for link_id, link in platform.links.items():
+        cap = Fraction(link.bandwidth)
+        fw, bw = load.get((link_id, True), 0), load.get((link_id, False), 0)
+        over = [(fw + bw, "both directions")] if link.sharing == "shared" else [(fw, "forward"), (bw, "backward")]
+        for used, what in over:
+            if used > cap:
+                raise ScheduleError(f"link {link_id!r} carries {float(used):.6g} bytes/s ({what}), above its "
+                                    f"bandwidth {link.bandwidth:.6g}", fix="lower the tree weights")
