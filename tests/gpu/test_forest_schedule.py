@@ -132,8 +132,8 @@ def test_combinations_cost_task_cost_pro_rata_of_the_piece():
 def test_non_commutative_in_trees_must_join_adjacent_operands():
     c = cs.ReduceScatter(participants=HOSTS, size=6.0, commutative=False)
     tangled = [ForestTree(t.root, 1, t.arcs) for t in chain_in_trees(HOSTS)]
-    tangled[0] = ForestTree("h2", 1, (("h3", "h2"), ("h0", "h3"), ("h1", "h0")))  # P_1 below P_2: not adjacent to P_0
-    with pytest.raises(ScheduleError, match=r"^forest in-tree at 'h3' joins operands 1\.\.1 and 2\.\.3, which are not "
+    tangled[0] = ForestTree("h2", 1, (("h3", "h2"), ("h0", "h3"), ("h1", "h0")))  # P_3 below P_1
+    with pytest.raises(ScheduleError, match=r"^forest in-tree at 'h0' joins operands 1\.\.1 and 3\.\.3, which are not "
                                             r"adjacent, for a non-commutative reduction \(use commutative=True"):
         forest("reducescatter", HOSTS, tangled).lower(P, c)
     commutative = dataclasses.replace(c, commutative=True)
