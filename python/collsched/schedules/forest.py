@@ -45,21 +45,26 @@ node at height ``h`` (arcs of the longest path below it) combining and
 sending in round ``item + h``; an all-reduce's all-gather phase starts at
 the root's height.
 
-**Multi-port.** Nothing orders a rank's sends to different peers: they run
-at once, and the network (the ``Fluid`` model: max-min fair sharing)
-divides each link among them. The sends from ``u`` to ``v`` (every tree
-that has the arc ``u→v``, every instance and chunk) follow one another in
-(instance, chunk, tree) order, at most :attr:`ForestSchedule.window` in
-flight: the ``k``-th waits for the end of the ``(k - window)``-th. Each
-message pays its route's latency before it flows, and ``Fluid`` shares a
-link equally among the messages flowing on it, so messages started together
-end together: with ``window`` in flight a pair loses about one latency per
-``window`` messages (ring trees on ``dgx2(1)``, 1 MB blocks, 0.7 µs routes:
-0.920, 0.958, 0.979 of the rate for windows 1, 2, 4; star trees, whose
-root sends to 15 peers at once, 0.994, 0.997, 0.999). Large messages (a
-series of big blocks) lose nothing measurable; the chunk count of one
-collective weighs this loss (:func:`~collsched.algorithms.gpu.plan.makespan_model`). Receives are posted at once; a send waits for the receive
-(or the combination) that gave its rank the piece.
+**Multi-port, and weighted sharing.** Nothing orders a rank's sends to
+different peers: they run at once, and the network divides each link among
+them. ``Fluid`` shares a link equally among the messages flowing on it,
+whatever their trees' weights, so a pair that must carry much gets no more
+than one that must carry little, and a link the packing fills exactly (the
+cut bound is tight there) starves: with one message per tree and arc, and
+the messages of a pair in order with 1 or 2 in flight, the 64 trees of
+``dgx2(2)`` ran at 0.90-0.95 of their rate, without latency. So each tree's
+piece is sent as *units*: messages of one size (the greatest common divisor
+of the trees' pieces), ``k`` of them for a tree of ``k`` units; and a pair
+keeps :attr:`ForestSchedule.window` rounds of its messages in flight (the
+``m``-th waits for the end of the ``(m - window·n)``-th, ``n`` the messages
+the pair sends per round). A pair then has as many messages flowing as its
+share of the link, and equal shares per message are shares in proportion to
+the trees' weights: the same trees ran at 0.99999994 of their rate (series
+of 160 and 320 instances, no latency). When the units of a root would be
+more than :data:`MAX_UNITS`, a tree of share ``s`` is cut into
+``max(1, round(s · MAX_UNITS))`` messages of nearly equal sizes instead.
+Receives are posted at once; a send waits for the receive (or the
+combination) that gave its rank the piece.
 
 Examples
 --------
@@ -94,12 +99,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
     from ..platform import Platform
 
-__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MAX_SHARE_DENOMINATOR"]
+__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MAX_SHARE_DENOMINATOR", "MAX_UNITS"]
 
 #: The collectives a forest schedule carries.
 FOREST_KINDS = ("allgather", "reducescatter", "allreduce")
 #: The least common multiple of the denominators of the trees' shares is kept at most this (see ``plan_forest``).
 MAX_SHARE_DENOMINATOR = 10**6
+#: At most this many unit messages per root, arc and item (module docstring).
+MAX_UNITS = 32
 
 
 @dataclass(frozen=True)
@@ -192,7 +199,7 @@ class ForestSchedule(Schedule):
     chunks : int
         Pieces each tree's share of a block is cut into, pipelined.
     window : int
-        Messages from one rank to another in flight at once (module docstring).
+        Rounds of messages from one rank to another in flight at once (module docstring).
 
     Raises
     ------
@@ -208,7 +215,7 @@ class ForestSchedule(Schedule):
     >>> t = [ForestTree("h0", 2, [("h0", "h1")]), ForestTree("h1", 2, [("h1", "h0")])]
     >>> f = ForestSchedule(participants=("h0", "h1"), trees=t, throughput=2, rate_bound=2)
     >>> f.shape, f.chunks, f.window, f.depth()
-    ('forest', 1, 2, 1)
+    ('forest', 1, 1, 1)
     >>> ForestSchedule(participants=("h0", "h1"), trees=t[:1], throughput=2, rate_bound=2)
     Traceback (most recent call last):
     ...
@@ -225,7 +232,7 @@ class ForestSchedule(Schedule):
     throughput: Fraction = Fraction(0)
     rate_bound: Fraction = Fraction(0)
     chunks: int = 1
-    window: int = 2
+    window: int = 1
     shape = "forest"
 
     def __post_init__(self):
@@ -337,8 +344,36 @@ class ForestSchedule(Schedule):
                        default=0)
         return max((t.depth(inward=self.kind == "reducescatter") for t in self.trees), default=0)
 
+    def units(self) -> tuple[list[int], bool]:
+        """Per tree, the unit messages its share is sent as, per arc and item; and whether the units are equal.
+
+        Returns
+        -------
+        (list of int, bool)
+            Exact units (``share / g``, ``g`` the greatest common divisor of
+            the shares) when no root has more than :data:`MAX_UNITS` of them
+            (True); else ``max(1, round(share · MAX_UNITS))`` (False).
+
+        Examples
+        --------
+        >>> t = [ForestTree("a", "1/3", [("a", "b")]), ForestTree("a", "2/3", [("a", "b")]),
+        ...      ForestTree("b", 1, [("b", "a")])]
+        >>> ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1).units()
+        ([1, 2, 3], True)
+        """
+        shares = self.shares()
+        lcm = math.lcm(*(x.denominator for x in shares))
+        g = Fraction(math.gcd(*(int(x * lcm) for x in shares)), lcm)
+        exact = [int(x / g) for x in shares]
+        per_root: dict[str, int] = {}
+        for t, k in zip(self.trees, exact):
+            per_root[t.root] = per_root.get(t.root, 0) + k
+        if max(per_root.values(), default=0) <= MAX_UNITS:
+            return exact, True
+        return [max(1, round(x * MAX_UNITS)) for x in shares], False
+
     def denominator(self) -> int:
-        """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions).
+        """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions; × :data:`MAX_UNITS` when units are not equal).
 
         Returns
         -------
@@ -353,7 +388,9 @@ class ForestSchedule(Schedule):
         12
         """
         lcm = math.lcm(*(s.denominator for s in self.shares()))
-        return lcm * self.chunks * (1 if self.kind == "allgather" else len(self.participants))
+        equal = self.units()[1] if self.trees else True
+        return lcm * self.chunks * (1 if self.kind == "allgather" else len(self.participants)) * \
+            (1 if equal else MAX_UNITS)
 
     def block_bytes(self, collective: Collective) -> float:
         """Bytes of one root's stream per instance: the block (all-gather, reduce-scatter) or the vector's ``1/N``.
@@ -518,27 +555,41 @@ class _Lowering:
             before = used.get(t.root, Fraction(0))
             used[t.root] = before + share
             self.region.append((first + int(before * block), int(share * block) // f.chunks))
+        # the unit messages: (tree, offset in the tree's piece of a chunk, length), module docstring
+        self.parts: list[tuple[int, int, int]] = []
+        for j, k in enumerate(f.units()[0]):
+            length = self.region[j][1]
+            cuts = [length * p // k for p in range(k + 1)]
+            self.parts.extend((j, a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a)
         self.actions = [_actions(f.kind, t) for t in f.trees]
+        self.per_round: dict[tuple[str, str], int] = {}  # messages a pair sends in a full round
+        for j, _, _ in self.parts:
+            for _, _, u, v in self.actions[j]:
+                if v is not None:
+                    self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
         self.in_flight: dict[tuple[str, str], list[int]] = {}
-        self.held: dict[tuple[int, int, str], Piece] = {}
+        self.held: dict[tuple, Piece] = {}
 
     def run(self, items: int) -> None:
         """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``."""
         last = max((g for acts in self.actions for g, *_ in acts), default=0)
         for k in range(items + last):
-            for j, acts in enumerate(self.actions):
-                for g, what, u, v in acts:
+            for m, (j, _, _) in enumerate(self.parts):
+                for g, what, u, v in self.actions[j]:
                     if 0 <= k - g < items:
-                        self.act(j, k - g, what, u, v)
+                        self.act(m, k - g, what, u, v)
 
-    def act(self, j: int, item: int, what: str, u: str, v: str | None) -> None:
+    def act(self, m: int, item: int, what: str, u: str, v: str | None) -> None:
         inst, chunk = divmod(item, self.f.chunks)
+        j, start, size = self.parts[m]
         offset, length = self.region[j]
-        rng = (offset + chunk * length, offset + (chunk + 1) * length)
-        key = (j, item)
+        first = offset + chunk * length + start
+        rng = (first, first + size)
+        key = (m, item)
+        root = self.f.trees[j].root
         if what == "send":  # all-gather: the root's block, or (all-reduce) the reduced piece the root made
-            piece = self.held.get((*key, self.f.trees[j].root)) if self.f.kind == "allreduce" else \
-                Piece(self.base.block_of(self.platform, inst, self.f.trees[j].root), *rng)
+            piece = self.held.get((*key, root)) if self.f.kind == "allreduce" else \
+                Piece(self.base.block_of(self.platform, inst, root), *rng)
             self.send(u, v, piece)
             return
         # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
@@ -553,7 +604,7 @@ class _Lowering:
 
     def send(self, u: str, v: str, piece: Piece) -> None:
         sent = self.in_flight.setdefault((u, v), [])
-        window = self.f.window
+        window = self.f.window * self.per_round[(u, v)]
         after = [sent[-window]] if len(sent) >= window else []
         size = self.sizer(piece.value) * (piece.end - piece.start) / self.b.denominator
         op, _ = self.b.send(u, v, [piece], size, after=after, recv_after=())

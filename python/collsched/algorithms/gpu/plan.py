@@ -73,7 +73,7 @@ ROUNDED_SHARES = 2**19
 
 
 def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 0,
-                window: int = 2) -> ForestSchedule:
+                window: int = 1) -> ForestSchedule:
     """A forest schedule of an all-gather, reduce-scatter or all-reduce (or a series of one).
 
     Parameters
@@ -88,7 +88,7 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     seed : int
         Unused (the packing is deterministic).
     window : int
-        Messages in flight from one rank to another (see :class:`~collsched.schedules.ForestSchedule`).
+        Rounds of messages in flight from one rank to another (see :class:`~collsched.schedules.ForestSchedule`).
 
     Returns
     -------
@@ -368,9 +368,9 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     * the longest time a link direction needs for the bytes its messages
       carry in that round (the tree shares of a ``1/C`` chunk, routed by
       the platform), plus
-    * the start-up of the busiest pair: its messages of the round times
-      their route latency, over ``window`` (messages started together end
-      together, so a pair loses about one latency per ``window`` messages).
+    * the largest route latency of a pair that sends in that round (a
+      pair's messages of one round start together, once those of the
+      round ``window`` before have ended).
 
     So the first and last rounds, where few stages work, are short; the
     full rounds last ``block / (x · C)`` plus the start-ups: more chunks
@@ -430,7 +430,7 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     rounds = np.arange(chunks + stages - 1)
     first, last = np.maximum(0, rounds - chunks + 1), np.minimum(stages - 1, rounds)
     busy = ((loads[last + 1] - loads[first]) / chunks / capacity).max(axis=1)
-    start = ((counts[last + 1] - counts[first]) * latency).max(axis=1) / schedule.window
+    start = (((counts[last + 1] - counts[first]) > 0) * latency).max(axis=1)
     return float((busy + start).sum())
 
 
