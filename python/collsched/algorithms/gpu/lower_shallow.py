@@ -36,7 +36,7 @@ from ...errors import CollschedError
 from ...schedules import ForestTree
 from .trees import pack_spanning_trees
 
-__all__ = ["shallow_trees", "direct_capacities", "reduce_depth"]
+__all__ = ["shallow_trees", "direct_capacities", "reduce_depth", "link_loads"]
 
 
 def direct_capacities(platform, participants: Sequence[str]) -> dict[tuple[str, str], Fraction]:
@@ -148,8 +148,6 @@ def reduce_depth(platform, trees: Sequence[ForestTree], kind: str) -> list[Fores
     >>> t[0].arcs
     (('h0', 'h1'), ('h0', 'h2'))
     """
-    from .plan import link_loads
-
     inward = kind == "reducescatter"
     loads = link_loads(platform, [(u, v, t.weight) for t in trees for u, v in t.arcs])
     capacity = {key: Fraction(platform.links[key[0]].bandwidth) for key in loads}
@@ -186,6 +184,38 @@ def reduce_depth(platform, trees: Sequence[ForestTree], kind: str) -> list[Fores
         out.append(ForestTree(t.root, t.weight, tuple((v, parent[v]) if inward else (parent[v], v)
                                                       for v in order[1:])))
     return out
+
+
+def link_loads(platform, arcs) -> dict[tuple[str, bool], Fraction]:
+    """Bytes/s each link direction carries when each ``(u, v, w)`` of ``arcs`` streams ``w`` along the route ``u→v``.
+
+    Parameters
+    ----------
+    platform : Platform
+    arcs : iterable of (str, str, Fraction)
+
+    Returns
+    -------
+    dict
+        ``(link id, forward)`` → load; a shared or directed link counts
+        every hop as forward; fatpipe links (never shared) are left out.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> link_loads(p, [("h0", "h1", Fraction(2)), ("h2", "h1", Fraction(1))])[("l1", False)]
+    Fraction(3, 1)
+    """
+    loads: dict[tuple[str, bool], Fraction] = {}
+    for u, v, w in arcs:
+        for link, forward in platform.route_hops(u, v):
+            sharing = platform.links[link].sharing
+            if sharing == "fatpipe":
+                continue
+            key = (link, bool(forward) or sharing != "full_duplex")
+            loads[key] = loads.get(key, Fraction(0)) + w
+    return loads
 
 
 def _breadth_first(root: str, parent: dict[str, str]) -> list[str]:

@@ -63,8 +63,11 @@ from ...errors import CollschedError
 from ...schedules import Bound, ForestSchedule, ForestTree, Status
 from ...schedules.forest import FOREST_KINDS, MAX_SHARE_DENOMINATOR
 from ..registry import register
+from .forest import pack_forest
+from .lower_shallow import link_loads, reduce_depth, shallow_trees
 
-__all__ = ["plan_forest", "choose_chunks", "makespan_model", "link_loads", "CHUNK_CHOICES", "ROUNDED_SHARES"]
+__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "latency_bound", "CHUNK_CHOICES",
+           "ROUNDED_SHARES"]
 
 #: The chunk counts :func:`choose_chunks` picks from.
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
@@ -175,9 +178,6 @@ def _candidates(platform, participants, kind: str, *, shallow: bool):
     32 chunks; moving the packing's nodes up (13 arcs) made it slower
     (9.89 ms with 64 chunks), so it is not a candidate.
     """
-    from .forest import pack_forest
-    from .lower_shallow import reduce_depth, shallow_trees
-
     kinds = ("reducescatter",) if kind == "reducescatter" else \
         ("allgather",) if kind == "allgather" else ("allgather", "reducescatter")
     packed = {k: pack_forest(platform, participants, kind=k) for k in kinds}
@@ -219,38 +219,6 @@ def _bounded_shares(trees: list[ForestTree], participants, rate: Fraction) -> tu
     return ([ForestTree(t.root, s * carried, t.arcs, t.up) for t, s in kept], carried,
             f"tree shares rounded to multiples of 1/{q}: they carry {float(carried):.6g} of the packing's "
             f"{float(rate):.6g} bytes/s per root")
-
-
-def link_loads(platform, arcs) -> dict[tuple[str, bool], Fraction]:
-    """Bytes/s each link direction carries when each ``(u, v, w)`` of ``arcs`` streams ``w`` along the route ``u→v``.
-
-    Parameters
-    ----------
-    platform : Platform
-    arcs : iterable of (str, str, Fraction)
-
-    Returns
-    -------
-    dict
-        ``(link id, forward)`` → load; a shared or directed link counts
-        every hop as forward; fatpipe links (never shared) are left out.
-
-    Examples
-    --------
-    >>> import collsched as cs
-    >>> p = cs.topologies.star(3)
-    >>> link_loads(p, [("h0", "h1", Fraction(2)), ("h2", "h1", Fraction(1))])[("l1", False)]
-    Fraction(3, 1)
-    """
-    loads: dict[tuple[str, bool], Fraction] = {}
-    for u, v, w in arcs:
-        for link, forward in platform.route_hops(u, v):
-            sharing = platform.links[link].sharing
-            if sharing == "fatpipe":
-                continue
-            key = (link, bool(forward) or sharing != "full_duplex")
-            loads[key] = loads.get(key, Fraction(0)) + w
-    return loads
 
 
 def _allreduce_trees(platform, participants, down: list[ForestTree], up: list[ForestTree]):
