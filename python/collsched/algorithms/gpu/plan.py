@@ -24,8 +24,18 @@ an all-reduce) and makes them a
   ``u→v`` of share ``s`` loads the links of its route by ``s·x``), exact,
   and the faster is kept. On a fabric with one-way links (``dgx2``,
   ``ndv2``) a reversed arc may follow a longer route than the arc.
-* **Chunks** of one large collective (:func:`choose_chunks`): the count that
-  minimises a pipeline model of the makespan.
+* **Trees and chunks of one large collective.** A series pipelines its
+  instances (``chunks=1``); one collective is cut into chunks, and a chunk
+  needs a round per arc of the deepest tree before the pipeline is full.
+  The packing's trees can be deep (19 arcs on ``dgx2(2)``, where switch
+  removal leaves a ring per chassis), so a second forest is packed on the
+  direct routes between participants (:mod:`.lower_shallow`, 9 arcs there)
+  where it carries the same rate; for each forest :func:`choose_chunks`
+  picks the count that minimises the round model :func:`makespan_model`,
+  and the forest with the shorter modelled makespan is kept. Measured
+  (1 GB AllGather on ``dgx2(2)``, ``Fluid``, ``benchmarks/bench_gpu_forest_schedule.py``):
+  8.58, 8.18 and 8.02 ms with 8, 16 and 32 chunks on the direct-route
+  forest, against the bandwidth bound of 7.75 ms.
 
 Bounds (the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid for
 every schedule under the multi-port model, e.g. ``Fluid``): ``rate_bound``
