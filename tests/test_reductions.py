@@ -6,6 +6,7 @@ reduction with one line naming the rank, the operation and the value. Programs w
 documents, so that every operation is explicit.
 """
 
+import pickle
 from fractions import Fraction
 
 import numpy as np
@@ -94,6 +95,7 @@ def test_reduced_values_of_hundreds_of_operands():
     assert reduced_mask(0, v.a) == v
     assert combine(reduced(0, range(300)), reduced(0, [300]), reduced(0, [400])) == reduced(0, [*range(301), 400])
     assert repr(reduced(1, range(256))) == "Σ{0..255}@1"
+    assert pickle.loads(pickle.dumps(v)) == v and type(v.a) is int and len(v) == 4
     assert repr(reduced(1, range(0, 40, 2))) == "Σ{0,2,4,6,8,10,12,...,38 (20 operands)}@1"
 
 
@@ -115,7 +117,7 @@ def test_program_stores_masks_in_a_table_and_round_trips():
     assert sorted(prog.operand_sets) == [1, 2, 4, 8, 15]
     assert prog.pieces.dtype == np.int64 and prog.pieces[:, 2].max() < 5
     back = program_from_json(program_to_json(prog))
-    assert back == prog and list(back) == list(prog)
+    assert back == prog and list(back) == list(prog) and pickle.loads(pickle.dumps(prog)) == prog
     cs.validate(P, c, back)
 
 
@@ -286,6 +288,11 @@ def test_task_cost_and_bytes_are_checked():
                                       "says 2")
     big = cs.AllReduce(participants=["h0", "h1"], size=16, task_cost=10)
     assert rejection(big, prog) == "rank h0 op 0 (send msg 0 to h1) declares 4 bytes but its pieces weigh 8"
+    # the ordered operator's tasks of three inputs (direct_program) cost two combinations, pro rata
+    ordered = cs.AllReduce(participants=["h0", "h1", "h2"], size=9, task_cost=30, commutative=False)
+    dearer = cs.AllReduce(participants=["h0", "h1", "h2"], size=9, task_cost=60, commutative=False)
+    text = str(pytest.raises(cs.ValidationError, cs.validate, P, dearer, direct_program(P, ordered)).value)
+    assert text == "program 'direct': rank h0 op 4 (compute) combines 3 fragments with cost 20 but the allreduce says 40"
 
 
 # --- the Python explanation names what the core found -----------------------------------------------------
@@ -324,3 +331,16 @@ def test_equal_sets_stored_twice_are_one_value():
     twin = dataclasses.replace(prog, operand_sets=prog.operand_sets + (0b11,), pieces=pieces)
     assert twin.value_of(twin.pieces[out]) == reduced(0, [0, 1]) and twin.pieces[out, 2] != prog.pieces[out, 2]
     cs.validate(P, AR2, twin)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_direct_step_schedule_lowers_to_a_valid_program(n):
+    """``direct`` names transfers only; lowering forms the reductions (``schedules.combining``, branch ``base``)."""
+    pytest.importorskip("collsched.schedules.combining", reason="step schedules of reductions lower with combining.py")
+    p = cs.topologies.star(n)
+    for kind in (cs.ReduceScatter, cs.AllReduce):
+        for commutative in (True, False):
+            c = kind(participants=p.hosts[::-1], size=1e3, task_cost=10, commutative=commutative)
+            for cc in (c, cs.Series(c, count=2)):
+                for sync in ("barrier", "ready", "post_all"):
+                    cs.validate(p, cc, direct(p, cc).lower(p, cc, sync=sync))

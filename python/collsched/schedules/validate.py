@@ -443,13 +443,15 @@ def _check_weights(platform: Platform, collective: Collective, program: Program)
         i = int(bad[0])
         raise ValidationError(f"program {program.name!r}: {explain.op(i)} declares {program.op_size[i]:g} bytes "
                               f"but its pieces weigh {carried[i]:g}")
-    # binary reduction tasks: cost == the reduce's cost of T(k,l,m), scaled to the fragment
+    # reduction tasks, scaled to the fragment: a reduce's binary T(k,l,m) costs what the reduce says; a
+    # reduce-scatter's or an all-reduce's task of k inputs costs k - 1 combinations of whole vectors
     base = collective.base
     if not hasattr(base, "task_cost_of"):
         return
     for i in np.flatnonzero((program.op_kind == COMPUTE) & (counts >= 3)):
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
-        if rows[0][0] == REDUCED:  # k inputs: k - 1 combinations of whole vectors, scaled to the fragment
+        if rows[0][0] == REDUCED or base.kind in ("reducescatter", "allreduce"):
+            # k inputs: k - 1 combinations of whole vectors, scaled to the fragment
             expected = (len(rows) - 2) * base.task_cost_of(0, 0, 1) * int(rows[-1][5] - rows[-1][4]) / denom
             declared = float(program.op_size[i])
             if not math.isclose(declared, expected, rel_tol=1e-9, abs_tol=1e-9):

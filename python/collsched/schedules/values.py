@@ -40,6 +40,7 @@ v[2..5]@0[0:2]
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Iterable, NamedTuple, Sequence
 
@@ -211,12 +212,20 @@ def reduced(inst: int, positions: Iterable[int]) -> Value:
     Σ{0..299}@0
     >>> operands(reduced(0, range(0, 600, 2)))[-1]
     598
+    >>> reduced(0, [1.5])
+    Traceback (most recent call last):
+    ...
+    ValueError: operand position 1.5 is not an integer >= 0
     """
     mask = 0
     for i in positions:
-        if isinstance(i, bool) or not isinstance(i, int) and not hasattr(i, "__index__") or int(i) < 0:
+        try:
+            k = operator.index(i)
+        except TypeError:
+            k = -1
+        if isinstance(i, bool) or k < 0:
             raise ValueError(f"operand position {i!r} is not an integer >= 0")
-        mask |= 1 << int(i)
+        mask |= 1 << k
     return reduced_mask(inst, mask)
 
 
@@ -458,6 +467,11 @@ class Part(NamedTuple):
         Returns
         -------
         (int, int) or None
+
+        Examples
+        --------
+        >>> Part(reduced(0, [0, 1]), Fraction(1, 2), Fraction(1)).in_units(4)
+        (2, 4)
         """
         s, e = self.start * denominator, self.end * denominator
         if s.denominator != 1 or e.denominator != 1:
