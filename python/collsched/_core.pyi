@@ -159,5 +159,7 @@ class FlowNetwork:
         """Maximum flow from the node set ``sources`` to ``sinks`` (unlimited supply and demand), stopped at ``limit``."""
     def min_max_flow(self, queries: list[tuple[list[int], list[int]]], limit: int | None = None) -> tuple[int, int]:
         """The smallest maximum flow of ``[(sources, sinks), ...]`` (each asked up to the running minimum) and its index."""
+    def arc_flows(self) -> list[int]:
+        """The flow on every arc (by arc index) after the last :meth:`max_flow`."""
     def source_side(self) -> list[int]:
         """Nodes reachable from the sources in the last flow's residual network (a minimum cut's source side)."""

@@ -80,6 +80,7 @@ pub struct FlowNetwork {
     order: Vec<usize>,
     dirty: bool,
     side: Vec<bool>,
+    res: Vec<i128>,
 }
 
 impl FlowNetwork {
@@ -131,6 +132,11 @@ impl FlowNetwork {
     /// The capacity of arc `arc`.
     pub fn capacity(&self, arc: usize) -> Result<i128, FlowError> {
         self.cap.get(arc).copied().ok_or(FlowError::BadArc(arc))
+    }
+
+    /// The flow on every arc (by arc index) after the last [`max_flow`](Self::max_flow).
+    pub fn arc_flows(&self) -> Vec<i128> {
+        (0..self.cap.len()).map(|a| self.res.get(2 * a + 1).copied().unwrap_or(0)).collect()
     }
 
     /// The nodes reachable from the sources in the residual network of the last flow (by node index).
@@ -215,13 +221,17 @@ impl FlowNetwork {
                     queue.push(s);
                 }
             }
-            let mut reached = false;
+            // stop expanding at the level of the first sink: longer paths wait for a later phase
+            let mut sink_level = usize::MAX;
             let mut q = 0;
             while q < queue.len() {
                 let v = queue[q];
                 q += 1;
+                if level[v] >= sink_level {
+                    break;
+                }
                 if is_sink[v] {
-                    reached = true;
+                    sink_level = level[v];
                     continue;
                 }
                 for &e in &net.order[net.start[v]..net.start[v + 1]] {
@@ -232,7 +242,7 @@ impl FlowNetwork {
                     }
                 }
             }
-            if !reached {
+            if sink_level == usize::MAX {
                 break;
             }
             // blocking flow by depth-first augmentation along the levels
@@ -274,6 +284,7 @@ impl FlowNetwork {
                 }
             }
         }
+        self.res = res;
         Ok(flow.min(limit))
     }
 
@@ -413,6 +424,9 @@ mod tests {
             g.add_arc(u, v, c).unwrap();
         }
         assert_eq!(g.max_flow(&[0], &[3, 4], None).unwrap(), 4);
+        let f = g.arc_flows();
+        assert_eq!(f[0] + f[1], 4);
+        assert_eq!(f[2] + f[3] + f[4] + f[5], 4, "what leaves the source reaches the sinks");
         assert_eq!(g.max_flow(&[0, 2], &[3], None).unwrap(), 7);
         let queries = vec![(vec![0], vec![3]), (vec![0], vec![4]), (vec![0, 1], vec![4])];
         assert_eq!(g.min_max_flow(&queries, None).unwrap(), (2, 1));

@@ -65,6 +65,11 @@ impl FlowNetwork {
         py.detach(|| self.inner.min_max_flow(&queries, limit)).map_err(err)
     }
 
+    /// The flow on every arc after the last max_flow.
+    fn arc_flows(&self) -> Vec<i128> {
+        self.inner.arc_flows()
+    }
+
     /// Nodes reachable from the sources in the residual network of the last flow.
     fn source_side(&self) -> Vec<usize> {
         self.inner.source_side().iter().enumerate().filter(|(_, &x)| x).map(|(v, _)| v).collect()

@@ -120,6 +120,8 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
         A router as participant, a participant listed twice, fewer than two, an unknown kind.
     PlatformError
         A participant that cannot reach another (both named); a link without ends or a fatpipe.
+    ScheduleError
+        If no capacity at all can be split along the platform's routes (rate 0).
 
     Notes
     -----
@@ -149,7 +151,11 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     """
     start = time.perf_counter()
     g = capacity_graph(platform, participants, kind=kind)
-    split = split_switches(g, platform.route_hops)
+    split = split_switches(g, platform)
+    if split.rate == 0:
+        raise ScheduleError(f"no {kind} trees fit the routes of platform {platform.name!r} (cut bound "
+                            f"{float(split.bound):.6g} bytes/s): " + "; ".join(split.dropped),
+                            fix="use routes that go through switches consistently, e.g. shortest paths")
     packed = pack_spanning_trees(len(split.nodes), split.arcs, split.rate)
     names = split.nodes
     trees = []
