@@ -85,7 +85,7 @@ def one_allgather(sweep: bool) -> None:
     if not sweep:
         return
     print(f"  {'chunks':>6} {'model ms':>9} {'simulated ms':>12} {'/ TE-CCL':>9} {'messages':>9}")
-    for chunks in (8, 16, 32, 64, 128):
+    for chunks in (32, 64, 128, 256, 512):
         sc = plan_forest(p, c, chunks=chunks)
         prog = sc.lower(p, c)
         sim = cs.simulate(p, prog, model=FLUID).makespan

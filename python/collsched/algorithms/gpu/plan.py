@@ -27,15 +27,16 @@ an all-reduce) and makes them a
 * **Trees and chunks of one large collective.** A series pipelines its
   instances (``chunks=1``); one collective is cut into chunks, and a chunk
   needs a round per arc of the deepest tree before the pipeline is full.
-  The packing's trees can be deep (19 arcs on ``dgx2(2)``, where switch
-  removal leaves a ring per chassis), so a second forest is packed on the
-  direct routes between participants (:mod:`.lower_shallow`, 9 arcs there)
-  where it carries the same rate; for each forest :func:`choose_chunks`
-  picks the count that minimises the round model :func:`makespan_model`,
-  and the forest with the shorter modelled makespan is kept. Measured
-  (1 GB AllGather on ``dgx2(2)``, ``Fluid``, ``benchmarks/bench_gpu_forest_schedule.py``):
-  8.58, 8.18 and 8.02 ms with 8, 16 and 32 chunks on the direct-route
-  forest, against the bandwidth bound of 7.75 ms.
+  The packing's trees can be deep (17 arcs on ``dgx2(2)``, where switch
+  removal leaves few logical arcs per GPU), so a second forest is packed on
+  the direct routes between participants (:mod:`.lower_shallow`, 9 arcs
+  there, but 207 trees) where it carries the same rate; for each forest
+  :func:`choose_chunks` picks the count that minimises the round model
+  :func:`makespan_model` within :data:`MAX_MESSAGES`, and the forest with
+  the shorter modelled makespan is kept. Measured (1 GB AllGather on
+  ``dgx2(2)``, ``Fluid``, ``benchmarks/bench_gpu_forest_schedule.py``):
+  the packing's 32 trees in 256 chunks (the choice) take 7.838 ms, 1.1%
+  above the bandwidth bound of 7.75 ms (TE-CCL's published figure).
 
 Bounds (the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid for
 every schedule under the multi-port model, e.g. ``Fluid``): ``rate_bound``
@@ -77,10 +78,12 @@ from .forest import pack_forest
 from .lower_shallow import link_loads, reduce_depth, shallow_trees
 
 __all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "latency_bound", "CHUNK_CHOICES",
-           "ROUNDED_SHARES"]
+           "MAX_MESSAGES", "ROUNDED_SHARES"]
 
 #: The chunk counts :func:`choose_chunks` picks from.
-CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+#: One collective is cut into no more chunks than keep its program within this many messages.
+MAX_MESSAGES = 2**19
 #: Shares are rounded to multiples of ``1 / ROUNDED_SHARES`` when their lcm is too large.
 ROUNDED_SHARES = 2**19
 
@@ -345,14 +348,21 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
 
     * the longest time a link direction needs for the bytes its messages
       carry in that round (the tree shares of a ``1/C`` chunk, routed by
-      the platform), plus
-    * the largest route latency of a pair that sends in that round (a
-      pair's messages of one round start together, once those of the
-      round ``window`` before have ended).
+      the platform), but
+    * at least the largest route latency of a pair that sends in that round
+      (its messages of one round start together, once those of the round
+      ``window`` before have ended).
 
     So the first and last rounds, where few stages work, are short; the
-    full rounds last ``block / (x · C)`` plus the start-ups: more chunks
-    shorten the fill and drain and add start-ups. Computation is left out.
+    full rounds last ``block / (x · C)``, or a latency when chunks are so
+    small. Computation is left out. The rounds of the simulated pipeline
+    overlap (a piece goes on as soon as it arrives), so the model is
+    pessimistic about the fill: on ``dgx2(2)`` (1 GB AllGather, the
+    packing's 32 trees, 17 stages) it gives 9.27, 8.51, 8.13 and 7.94 ms for
+    32, 64, 128 and 256 chunks where ``Fluid`` takes 8.40, 8.08, 7.92 and
+    7.84 ms; with 512 chunks the simulation exposes the pairs' latencies
+    (8.75 ms), which the model does not see: :data:`CHUNK_CHOICES` stops at
+    256.
 
     Parameters
     ----------
@@ -409,11 +419,11 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     first, last = np.maximum(0, rounds - chunks + 1), np.minimum(stages - 1, rounds)
     busy = ((loads[last + 1] - loads[first]) / chunks / capacity).max(axis=1)
     start = (((counts[last + 1] - counts[first]) > 0) * latency).max(axis=1)
-    return float((busy + start).sum())
+    return float(np.maximum(busy, start).sum())
 
 
 def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_CHOICES) -> int:
-    """The chunk count of :data:`CHUNK_CHOICES` that minimises :func:`makespan_model`.
+    """The chunk count of ``choices`` that minimises :func:`makespan_model`, within :data:`MAX_MESSAGES`.
 
     Parameters
     ----------
@@ -426,7 +436,8 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     Returns
     -------
     int
-        The smallest of the best.
+        The smallest of the best among the counts whose program has at most
+        :data:`MAX_MESSAGES` messages (1 if none has).
 
     Examples
     --------
@@ -437,7 +448,10 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     >>> choose_chunks(p, s, cs.AllGather(participants=["h0", "h1"], size=100))
     1
     """
-    return min(choices, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
+    units = schedule.units()[0]
+    per_chunk = sum(k * len(t.arcs) for k, t in zip(units, schedule.trees)) * (2 if schedule.kind == "allreduce" else 1)
+    allowed = [c for c in choices if c * per_chunk <= MAX_MESSAGES] or [1]
+    return min(allowed, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
 
 
 @register("forest", family="gpu", kinds=FOREST_KINDS,
