@@ -143,7 +143,8 @@ def test_non_commutative_in_trees_must_join_adjacent_operands():
 
 
 def test_sends_to_different_peers_do_not_wait_for_one_another():
-    """Multi-port: a root's first sends wait for nothing; later ones only for the message ``window`` rounds before on the pair."""
+    """Multi-port: a root's first sends wait for nothing; later ones only for a message ``window`` rounds before
+    on the same pair."""
     c = cs.Series(cs.AllGather(participants=HOSTS, size=12.0), count=5)
     for window in (1, 2, 3):
         prog = forest("allgather", HOSTS, star_trees(HOSTS), window=window).lower(P, c)

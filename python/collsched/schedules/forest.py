@@ -256,7 +256,8 @@ class ForestSchedule(Schedule):
         for r in self.participants:
             total = self.root_rate(r)
             if not total:
-                raise ScheduleError(f"forest participant {r!r} roots no tree", fix="give every participant at least one tree")
+                raise ScheduleError(f"forest participant {r!r} roots no tree",
+                                    fix="give every participant at least one tree")
             if total < self.throughput:
                 raise ScheduleError(f"forest trees of root {r!r} carry {total} bytes/s, less than the throughput "
                                     f"{self.throughput}", fix="lower the throughput to the least root's total")
@@ -373,12 +374,14 @@ class ForestSchedule(Schedule):
         return [max(1, round(x * MAX_UNITS)) for x in shares], False
 
     def denominator(self) -> int:
-        """The program's unit: lcm of the shares' denominators × ``chunks`` (× ``N`` for reductions; × :data:`MAX_UNITS` when units are not equal).
+        """The program's unit: lcm of the shares' denominators × ``chunks`` (and more: see Returns).
 
         Returns
         -------
         int
-            Every piece the lowering sends is a whole number of these units.
+            Every piece the lowering sends is a whole number of these units;
+            times ``N`` for reductions (a result block is ``1/N`` of the
+            vector), times :data:`MAX_UNITS` when the units are not equal.
 
         Examples
         --------
@@ -529,7 +532,8 @@ def _check_spans(where: str, root: str, arcs, inward: bool, participants, member
         reached.add(child)
     missing = [p for p in participants if p not in reached]
     if missing:
-        raise ScheduleError(f"{where} does not reach participant {missing[0]!r}", fix="a tree must span every participant")
+        raise ScheduleError(f"{where} does not reach participant {missing[0]!r}",
+                            fix="a tree must span every participant")
     stray = sorted(reached - members)
     if stray:
         raise ScheduleError(f"{where} names {stray[0]!r}, which is not a participant",
@@ -611,7 +615,7 @@ class _Lowering:
         sent.append(op)
 
     def combine(self, node: str, own: Piece, received: list[Piece]) -> Piece:
-        """Combine ``own`` with ``received`` on ``node``, one binary combination each, in an order the operator allows."""
+        """Combine ``own`` with ``received`` on ``node``, binary combinations in an order the operator allows."""
         cost = self.base.task_cost * (own.end - own.start) / self.b.denominator
         inputs = received if self.commutative else sorted([own, *received], key=lambda x: x.value.a)
         acc = own if self.commutative else inputs.pop(0)
