@@ -51,8 +51,8 @@ them. ``Fluid`` shares a link equally among the messages flowing on it,
 whatever their trees' weights, so a pair that must carry much gets no more
 than one that must carry little, and a link the packing fills exactly (the
 cut bound is tight there) starves: with one message per tree and arc, and
-the messages of a pair in order with 1 or 2 in flight, the 64 trees of
-``dgx2(2)`` ran at 0.90-0.95 of their rate, without latency. So each tree's
+the messages of a pair in order with 1 or 2 in flight, a packing of 64
+trees of ``dgx2(2)`` ran at 0.90-0.95 of its rate, without latency. So each tree's
 piece is sent as *units*: messages of one size (the greatest common divisor
 of the trees' pieces), ``k`` of them for a tree of ``k`` units; and a pair
 keeps :attr:`ForestSchedule.window` rounds of its messages in flight (the
@@ -60,7 +60,8 @@ keeps :attr:`ForestSchedule.window` rounds of its messages in flight (the
 the pair sends per round). A pair then has as many messages flowing as its
 share of the link, and equal shares per message are shares in proportion to
 the trees' weights: the same trees ran at 0.99999994 of their rate (series
-of 160 and 320 instances, no latency). When the units of a root would be
+of 160 and 320 instances, no latency; the marginal rate of shorter series
+still swings by a few percent while the pipeline settles). When the units of a root would be
 more than :data:`MAX_UNITS`, a tree of share ``s`` is cut into
 ``max(1, round(s · MAX_UNITS))`` messages of nearly equal sizes instead.
 Receives are posted at once; a send waits for the receive (or the
