@@ -15,7 +15,7 @@ from collsched.schedules.steps import SYNC_MODES
 from steady_state.random_platforms import random_platform
 from test_cli import collective_doc, platform_doc, run, write
 
-ALGORITHMS = ("direct", "hierarchical", "recursive_doubling", "ring")
+ALGORITHMS = ("direct", "forest", "hierarchical", "recursive_doubling", "ring")
 MODELS = (cs.models.OnePort(), cs.models.Fluid())
 TOL = 1e-9
 

@@ -177,6 +177,12 @@ def _load_families() -> None:
     for module in pkgutil.iter_modules(algorithms.__path__):
         if module.ispkg:
             importlib.import_module(f"{algorithms.__name__}.{module.name}")
+    for name in _REGISTERING_MODULES:
+        importlib.import_module(f"{algorithms.__name__}.{name}")
+
+
+#: Modules that register algorithms without their package importing them (the package's ``__init__`` stays light).
+_REGISTERING_MODULES = ("gpu.plan",)
 
 
 def get(name: str) -> Algorithm:

@@ -1,11 +1,12 @@
 """Schedules (the answers), programs (their lowered form) and the symbolic validator.
 
-Four shapes: :class:`StepSchedule`, :class:`OrderSchedule`,
-:class:`TreeSchedule` and :class:`PeriodicSchedule`; each lowers to a
+Five shapes: :class:`StepSchedule`, :class:`OrderSchedule`,
+:class:`TreeSchedule`, :class:`PeriodicSchedule` and :class:`ForestSchedule`; each lowers to a
 :class:`Program`, which :func:`validate` executes symbolically.
 """
 
 from .base import Bound, Schedule, Status
+from .forest import ForestSchedule, ForestTree
 from .orders import OrderSchedule
 from .periodic import PeriodicSchedule, PeriodicTask, PeriodicTransfer, Slot
 from .program import COMPUTE, PREVIOUS, RECV, SEND, Op, Program, ProgramBuilder
@@ -15,6 +16,6 @@ from .validate import validate
 from .values import BLOCK, PARTIAL, Piece, Value, block, combine, partial
 
 __all__ = ["Schedule", "Bound", "Status", "StepSchedule", "Transfer", "SYNC_MODES", "OrderSchedule", "TreeSchedule",
-           "PeriodicSchedule", "PeriodicTransfer", "PeriodicTask", "Slot", "Program", "ProgramBuilder", "Op",
+           "PeriodicSchedule", "PeriodicTransfer", "PeriodicTask", "Slot", "ForestSchedule", "ForestTree", "Program", "ProgramBuilder", "Op",
            "SEND", "RECV", "COMPUTE", "PREVIOUS", "validate", "Value", "Piece", "BLOCK", "PARTIAL", "block",
            "partial", "combine"]

@@ -8,7 +8,7 @@
                   "clusters": null, "intra": {}}}
 
 Fields of every shape: ``shape`` (``steps`` | ``orders`` | ``tree`` |
-``periodic``), ``algorithm``, ``params`` (an object of JSON values),
+``periodic`` | ``forest``), ``algorithm``, ``params`` (an object of JSON values),
 ``status`` (``optimal``, ``feasible``, ...), ``message``, ``collective`` (null, or
 the collective object the schedule answers, as in a collective document) and ``bound``: null or
 ``{"value": 2.5, "metric": "makespan" | "throughput", "name": "..."}``, whose
@@ -26,7 +26,13 @@ value is a number or, for an exact bound, a fraction string. Then per shape:
 * ``periodic``: ``throughput`` and ``period`` (fractions), ``ops_per_period``,
   ``denominator``, ``activities`` (``{name: fraction}``), ``slots``, ``init``
   and ``cleanup`` (lists of slots) and ``trees`` (``[{"weight": fraction,
-  "tree": <a tree schedule object>}]``). A slot is ``{"duration": fraction,
+  "tree": <a tree schedule object>}]``);
+* ``forest``: ``kind`` (``allgather`` | ``reducescatter`` | ``allreduce``),
+  ``participants``, ``throughput`` and ``rate_bound`` (fractions, bytes/s
+  of each root's stream), ``chunks``, ``window`` and ``trees``, a list of
+  ``{"root": host, "weight": fraction, "arcs": [[u, v], ...]}`` and, for
+  an all-reduce whose reduce-scatter phase has its own in-tree, ``"up":
+  [[child, parent], ...]``. A slot is ``{"duration": fraction,
   "transfers": [{"src", "dst", "size", "pieces"}], "tasks": [{"node",
   "cost", "inputs", "output"}]}``.
 
@@ -61,6 +67,7 @@ from ..collective_io import collective_from_dict, collective_to_dict, count_fiel
 from ..fileformat import Where, atomic_write, check_keys, dump_document, elements, field, load_document, read_text
 from .program import Program
 from .base import METRICS, Bound, Schedule, Status
+from .forest import ForestSchedule, ForestTree
 from .orders import OrderSchedule
 from .periodic import PeriodicSchedule, PeriodicTask, PeriodicTransfer, Slot
 from .steps import StepSchedule, Transfer
@@ -194,11 +201,34 @@ def _read_periodic(obj, where) -> dict:
             "trees": tuple(trees)}
 
 
+def _write_forest(s: ForestSchedule) -> dict:
+    return {"kind": s.kind, "participants": list(s.participants), "throughput": _frac(s.throughput),
+            "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window,
+            "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs],
+                       **({} if t.up is None else {"up": [list(a) for a in t.up]})} for t in s.trees]}
+
+
+def _read_forest(obj, where) -> dict:
+    trees = []
+    for w, t in elements(obj, "trees", where, default=[]):
+        check_keys(t, w, ("root", "weight", "arcs", "up"))
+        arcs, up = (tuple(tuple(field(_cells(a, v, range(2, 3), "an arc [u, v]"), j, v, type=str) for j in (0, 1))
+                          for v, a in elements(t, name, w, type=list, default=[])) for name in ("arcs", "up"))
+        trees.append(ForestTree(field(t, "root", w, type=str), _fraction(t, "weight", w), arcs,
+                                up if "up" in t else None))
+    return {"kind": field(obj, "kind", where, type=str, default="allgather"),
+            "participants": _strings(obj, "participants", where) if "participants" in obj else (),
+            **{name: _fraction(obj, name, where, default="0") for name in ("throughput", "rate_bound")},
+            **{name: count_field(obj, name, where, default=d) for name, d in (("chunks", 1), ("window", 2))},
+            "trees": tuple(trees)}
+
+
 _SHAPES = {  # shape -> (class, writer, reader, constructor message prefix -> field it blames)
     "steps": (StepSchedule, _write_steps, _read_steps, {"step durations": "durations"}),
     "orders": (OrderSchedule, _write_orders, _read_orders, {}),
     "tree": (TreeSchedule, _write_tree, _read_tree, {"tree node": "children"}),
     "periodic": (PeriodicSchedule, _write_periodic, _read_periodic, {"the slots of one period": "slots"}),
+    "forest": (ForestSchedule, _write_forest, _read_forest, {"forest tree": "trees", "forest participant": "trees"}),
 }
 _COMMON = ("shape", "algorithm", "params", "status", "message", "bound", "collective")
 _SHAPE_FIELDS = {shape: tuple(write(cls())) for shape, (cls, write, _, _) in _SHAPES.items()}  # names, from defaults
