@@ -26,8 +26,9 @@ steady-state rate under ``Fluid()`` / the schedule's throughput, and the
 seconds to plan and to simulate. Each link direction pays its latency once
 per period, which the planner makes at most 1/1000 of the period.
 
-Run: ``.venv/bin/python benchmarks/bench_steady_state_rate.py [N] [--ports one|multi|both] [--fabrics a,b]``
-(default 200, both, ``dgx2:1,ndv2:2,dgx_a100:2,mi250:2,dgx2:2``).
+Run: ``.venv/bin/python benchmarks/bench_steady_state_rate.py [N] [--ports one|multi|both] [--fabrics a,b]
+[--time-limit S]`` (default 200, both, ``dgx2:1,ndv2:2,dgx_a100:2,mi250:2,dgx2:2``, 60 s); an LP that HiGHS
+does not solve within the time limit prints its status and message.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def _collective(kind: str, hosts: list, size: float):
             "allgather": cs.AllGather(participants=hosts, size=size)}[kind]
 
 
-def fabric_table(fabrics: str, size: float = 1e6) -> None:
+def fabric_table(fabrics: str, size: float = 1e6, time_limit: float = 60.0) -> None:
     print(f"\nports='multi' on GPU fabrics, blocks of {size:.0e} B, simulated under Fluid() with the fabrics' latencies")
     print(f"{'fabric':<11} {'family':<10} {'TP (op/s)':>18} {'algbw GB/s':>10} {'status':<8} {'thr/TP':>8} "
           f"{'rate/thr':>12} {'q':>3} {'plan s':>7} {'sim s':>7}")
@@ -93,8 +94,11 @@ def fabric_table(fabrics: str, size: float = 1e6) -> None:
         for kind in GPU_KINDS:
             c = cs.Series(_collective(kind, hosts, size), count=10)
             t0 = time.perf_counter()
-            s = cs.plan(p, c, algorithm="steady_state", ports="multi")
+            s = cs.plan(p, c, algorithm="steady_state", ports="multi", time_limit=time_limit)
             t1 = time.perf_counter()
+            if s.bound is None:  # HiGHS's time limit, or no exact certificate
+                print(f"{spec:<11} {kind:<10} {s.status.value}: {s.message}  ({t1 - t0:.1f} s)", flush=True)
+                continue
             r = steady_rate(p, s, c, model=MODELS["multi"])
             t2 = time.perf_counter()
             tp = s.bound.value
@@ -110,11 +114,12 @@ def main() -> None:
     ap.add_argument("n", nargs="?", type=int, default=200, help="random platforms per family")
     ap.add_argument("--ports", choices=("one", "multi", "both"), default="both")
     ap.add_argument("--fabrics", default=FABRICS, help="GPU fabrics NAME:SIZE, comma-separated ('' for none)")
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds for HiGHS on each fabric's LP")
     args = ap.parse_args()
     for ports in ("one", "multi") if args.ports == "both" else (args.ports,):
         random_table(args.n, ports)
     if args.ports != "one" and args.fabrics:
-        fabric_table(args.fabrics)
+        fabric_table(args.fabrics, time_limit=args.time_limit)
 
 
 if __name__ == "__main__":

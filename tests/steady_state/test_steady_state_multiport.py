@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import collsched as cs
 from collsched.algorithms.steady_state import steady_state
 from collsched.algorithms.steady_state.lp_alltoall import commodities_of, solve_flows
-from collsched.algorithms.steady_state.lp_broadcast import solve_allgather, solve_broadcast
+from collsched.algorithms.steady_state.lp_broadcast import pack_trees, solve_allgather, solve_broadcast
 from collsched.algorithms.steady_state.plan import LATENCY_SHARE
 from collsched.errors import ScheduleError
 from collsched.platform.model import Link, Node, Platform
@@ -200,3 +200,19 @@ def test_one_port_allgather_by_hand():
     s = cs.plan(p, c, algorithm="steady_state")
     assert s.throughput == s.bound.value == F(1, 2) and s.ports == "one"
     check_steady_state(p, c, s)
+
+
+def test_a_multicast_through_switches_packs_part_of_tp_and_runs_at_it():
+    """DGX A100 pair: the LP lets NICs and switches copy a broadcast; trees reach a quarter of TP (the greedy
+    packing alone, a one-port planner's, reaches an eighth): FEASIBLE, TP stays the bound, and the schedule runs at
+    its own throughput (to the 1/1000 the latencies cost)."""
+    p = cs.topologies.dgx_a100(2)
+    c = cs.Series(cs.Broadcast(source="h0", targets=list(p.hosts), size=1e6), count=4)
+    s = cs.plan(p, c, algorithm="steady_state", ports="multi")
+    assert s.bound.value == 200000 and s.throughput == s.bound.value / 4 and s.status is cs.Status.FEASIBLE
+    cs.validate(p, c, s)
+    r = steady_rate(p, s, c, model=FLUID)
+    assert s.throughput * (1 - LATENCY_SHARE) <= r.rate <= s.throughput * (1 + F(1, 10**9))
+    b = solve_broadcast(p, c.base, ports="multi")
+    assert sum(w for w, _ in pack_trees(b)) == b.throughput / 8
+    assert sum(w for w, _ in pack_trees(b, partial=True)) == b.throughput / 4

@@ -265,12 +265,16 @@ def solve_allgather(platform, allgather, *, ports: str = "one", time_limit: floa
     return AllGatherSolution(tp, parts, sol, size, net)
 
 
-def pack_trees(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
+def pack_trees(b: BroadcastSolution, *, partial: bool = False) -> list[tuple[Fraction, dict]]:
     """Broadcast trees packed into the edge usage: ``(rate, {node: (parent, depth)})``, exact when possible.
 
     ``depth`` is the hop of the edge ``parent → node`` (0 out of the source).
     The rates sum to exactly ``TP`` when Edmonds' theorem applies (module
     docstring); else they come from a greedy packing and may sum to less.
+    With ``partial`` (the multi-port planner's choice), before the greedy
+    packing the largest ``k < TP`` among the nodes' ``λ`` values for which
+    the node set keeping ``λ >= k`` still holds every target is packed
+    exactly (Edmonds), and the greedy packing goes on in what it leaves.
 
     Examples
     --------
@@ -281,19 +285,39 @@ def pack_trees(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
     True
     """
     cap = {e: x for e, x in b.usage.items() if x > 0}
-    span = {x for e in cap for x in e} | {b.source}
-    while True:  # the largest node set in which every node keeps λ >= TP
-        inside = {e: x for e, x in cap.items() if e[0] in span and e[1] in span}
-        low = {v for v in span if v != b.source and max_flow(inside, (b.source,), v)[0] < b.throughput}
-        if not low:
-            break
-        span -= low
+    nodes = {x for e in cap for x in e} | {b.source}
+    span, inside = _spanned(cap, nodes, b.source, b.throughput)
     if all(t in span for t in b.targets):
         trees = [(w, _prune(parent, b.source, b.targets))
                  for w, parent in pack_arborescences(inside, b.source, b.throughput)]
         _check_packing(trees, b)
         return trees
-    return _greedy(b)
+    if partial:
+        levels = sorted({max_flow(cap, (b.source,), v)[0] for v in nodes if v != b.source}, reverse=True)
+        for k in (k for k in levels if 0 < k < b.throughput):
+            span, inside = _spanned(cap, nodes, b.source, k)
+            if all(t in span for t in b.targets):
+                trees = [(w, _prune(parent, b.source, b.targets))
+                         for w, parent in pack_arborescences(inside, b.source, k)]
+                rest = dict(cap)
+                for w, tree in trees:
+                    for v, (u, _) in tree.items():
+                        rest[(u, v)] -= w
+                trees += _greedy(rest, b.source, b.targets, b.throughput - k)
+                _check_packing(trees, b, exact=False)
+                return trees
+    return _greedy(cap, b.source, b.targets, b.throughput)
+
+
+def _spanned(cap: dict, nodes: set, source, k) -> tuple[set, dict]:
+    """The largest node set in which every node keeps ``λ(source, v) >= k``, and the capacities inside it."""
+    span = set(nodes)
+    while True:
+        inside = {e: x for e, x in cap.items() if e[0] in span and e[1] in span}
+        low = {v for v in span if v != source and max_flow(inside, (source,), v)[0] < k}
+        if not low:
+            return span, inside
+        span -= low
 
 
 def _prune(parent: dict, source, targets) -> dict:
@@ -309,36 +333,36 @@ def _prune(parent: dict, source, targets) -> dict:
     return tree
 
 
-def _check_packing(trees: list, b: BroadcastSolution) -> None:
-    """Total weight ``TP`` and every edge within its usage ``n``, exactly."""
+def _check_packing(trees: list, b: BroadcastSolution, exact: bool = True) -> None:
+    """Total weight ``TP`` (at most, unless ``exact``) and every edge within its usage ``n``, exactly."""
     total = sum((w for w, _ in trees), Fraction(0))
     used: dict = {}
     for w, tree in trees:
         for v, (u, _) in tree.items():
             used[(u, v)] = used.get((u, v), 0) + w
     over = [e for e, x in used.items() if x > b.usage.get(e, 0)]
-    if total != b.throughput or over:
+    if (total != b.throughput if exact else total > b.throughput) or over:
         raise CollschedError(f"broadcast tree packing of weight {total} (TP {b.throughput}) exceeds n on {over}")
 
 
-def _greedy(b: BroadcastSolution) -> list[tuple[Fraction, dict]]:
-    """Shortest-path trees over the edges with usage left, each weighted by the smallest it uses."""
-    cap = dict(b.usage)
+def _greedy(cap: dict, source, targets, limit: Fraction) -> list[tuple[Fraction, dict]]:
+    """Shortest-path trees over the edges with usage left, each weighted by the smallest it uses, up to ``limit``."""
+    cap = dict(cap)
     out = []
     total = Fraction(0)
-    while total < b.throughput:
+    while total < limit:
         g = nx.DiGraph([e for e, v in cap.items() if v > 0])
-        if b.source not in g or any(t not in g for t in b.targets):
+        if source not in g or any(t not in g for t in targets):
             break
-        paths = nx.single_source_shortest_path(g, b.source)
-        if any(t not in paths for t in b.targets):
+        paths = nx.single_source_shortest_path(g, source)
+        if any(t not in paths for t in targets):
             break
         tree: dict = {}
-        for t in b.targets:
+        for t in targets:
             path = paths[t]
             for d, (u, v) in enumerate(zip(path, path[1:])):
                 tree[v] = (u, d)
-        w = min(min(cap[(u, v)] for v, (u, _) in tree.items()), b.throughput - total)
+        w = min(min(cap[(u, v)] for v, (u, _) in tree.items()), limit - total)
         for v, (u, _) in tree.items():
             cap[(u, v)] -= w
         out.append((w, tree))

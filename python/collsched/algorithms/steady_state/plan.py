@@ -564,7 +564,7 @@ def _multicast(platform, base, *, ports: str, max_ops: int, split: bool, time_li
             acts[f"x{mark}[{t}]({u}->{v})"] = val
     T = shortest_period(v for name, v in acts.items() if not name.startswith("s("))
     t0 = time.perf_counter()
-    packings = [pack_trees(part) for part in parts]
+    packings = [pack_trees(part, partial=ports == "multi") for part in parts]
     params["timings"]["decomposition"] = time.perf_counter() - t0
     trees = [(w, tree, k) for k, packing in enumerate(packings) for w, tree in packing]
     T = shortest_period([w for w, _, _ in trees], multiple_of=T)  # integer tree weights per period
