@@ -111,13 +111,14 @@ def fabric_table(fabrics: str, size: float = 1e6, time_limit: float = 60.0) -> N
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("n", nargs="?", type=int, default=200, help="random platforms per family")
+    ap.add_argument("n", nargs="?", type=int, default=200, help="random platforms per family (0: none)")
     ap.add_argument("--ports", choices=("one", "multi", "both"), default="both")
     ap.add_argument("--fabrics", default=FABRICS, help="GPU fabrics NAME:SIZE, comma-separated ('' for none)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds for HiGHS on each fabric's LP")
     args = ap.parse_args()
     for ports in ("one", "multi") if args.ports == "both" else (args.ports,):
-        random_table(args.n, ports)
+        if args.n:
+            random_table(args.n, ports)
     if args.ports != "one" and args.fabrics:
         fabric_table(args.fabrics, time_limit=args.time_limit)
 

@@ -189,14 +189,11 @@ def _merged(slot):
 
     groups: dict = {}
     for t in slot.transfers:
-        groups.setdefault((t.src, t.dst, _inst_of(t.pieces[0])), []).append(t)
+        groups.setdefault((t.src, t.dst, _tag_of(t.pieces[0])), []).append(t)  # after _stages: the instance
     transfers = [PeriodicTransfer(u, v, [x for t in ts for x in t.pieces], sum(t.size for t in ts))
                  for (u, v, _), ts in groups.items()]
     return Slot(slot.duration, transfers, slot.tasks)
 
-
-def _inst_of(x) -> int:
-    return (x.value if isinstance(x, Piece) else x).inst
 
 
 def _by_depth(slots: list, tags: list) -> list:
@@ -635,7 +632,8 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         loses nothing, the message says so, and the exact LP optimum remains
         the bound.
     split : bool
-        Split messages across matchings (else whole messages per slot).
+        Split messages across matchings (else whole messages per slot);
+        one-port only (multi-port has no matchings and sends whole messages).
     time_limit : float
         Seconds for HiGHS; beyond it the status is LIMIT.
     phases : {"pipelined", "sequential"}
