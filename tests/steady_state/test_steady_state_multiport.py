@@ -216,3 +216,45 @@ def test_a_multicast_through_switches_packs_part_of_tp_and_runs_at_it():
     b = solve_broadcast(p, c.base, ports="multi")
     assert sum(w for w, _ in pack_trees(b)) == b.throughput / 8
     assert sum(w for w, _ in pack_trees(b, partial=True)) == b.throughput / 4
+
+
+@pytest.mark.parametrize("phases", ["pipelined", "sequential"])
+def test_both_phase_styles_lower_and_run_at_tp(phases):
+    """Initialisation and clean-up (seed 000, section 3.4) under the multi-port lowering: valid, and at TP in between."""
+    p = random_platform(5)
+    c = random_series(p, "alltoall", 5)
+    s = cs.plan(p, c, algorithm="steady_state", ports="multi", phases=phases)
+    assert s.init and s.cleanup and s.status is cs.Status.OPTIMAL
+    check_steady_state(p, c, s, model=FLUID)
+
+
+def cut_bound(p, participants, size):
+    """ForestColl's bound by brute force: all-gathers per second <= B+(S) / (|S ∩ P| · size) for every cut S.
+
+    The blocks of the participants in ``S`` must leave ``S`` to reach one outside it, whatever copies the nodes
+    make, so the bound holds for the multi-port LP too (routers that copy included).
+    """
+    from itertools import combinations
+
+    from collsched.algorithms.steady_state.lp_alltoall import network
+
+    net = network(p)
+    nodes = list(net.nodes)
+    best = None
+    for r in range(1, len(nodes)):
+        for S in map(set, combinations(nodes, r)):
+            inside = len(S & set(participants))
+            if inside == 0 or set(participants) <= S:
+                continue
+            out = sum((1 / net.cost[e] for e in net.edges if e[0] in S and e[1] not in S), F(0))
+            x = out / (inside * F(size))
+            best = x if best is None else min(best, x)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_multi_port_allgather_reaches_the_cut_bound(seed):
+    """Measured: on these random platforms the LP optimum is the cut bound exactly (it can be no higher)."""
+    p = random_platform(seed)
+    c = random_series(p, "allgather", seed).base
+    assert solve_allgather(p, c, ports="multi").throughput == cut_bound(p, c.participants, c.size)
