@@ -258,3 +258,21 @@ def test_multi_port_allgather_reaches_the_cut_bound(seed):
     p = random_platform(seed)
     c = random_series(p, "allgather", seed).base
     assert solve_allgather(p, c, ports="multi").throughput == cut_bound(p, c.participants, c.size)
+
+
+def test_the_cli_plans_multi_port_and_refuses_a_bad_port_model_in_one_line(tmp_path, capsys):
+    from collsched.collective_io import save_collective
+    from collsched.platform.io import save_platform
+    from test_cli import run
+
+    p = cs.topologies.dgx2(1)
+    save_platform(p, tmp_path / "g.json")
+    save_collective(cs.Series(cs.Scatter(source="h0", targets=p.hosts, size=1e6), count=6), tmp_path / "ag.json")
+    args = ["plan", str(tmp_path / "g.json"), str(tmp_path / "ag.json"), "-a", "steady_state", "-o",
+            str(tmp_path / "s.json")]
+    code, _, err = run(args + ["-p", "ports=two"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "ports='two' must be 'one'" in err
+    code, out, _ = run(args + ["-p", "ports=multi"], capsys)
+    assert code == 0 and "validated" in out
+    s = cs.load_schedule(tmp_path / "s.json")
+    assert s.ports == "multi" and s.throughput == F(125 * 10**9, 15 * 10**6)
