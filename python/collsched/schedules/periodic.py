@@ -76,12 +76,10 @@ from .program import Program, ProgramBuilder
 from .trees import TreeSchedule
 from .values import Piece, Value, as_piece
 
-__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule", "PORTS", "ARC_WINDOW"]
+__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule", "PORTS"]
 
 #: The port models a periodic schedule is lowered under (see the module docstring).
 PORTS = ("one", "multi")
-#: Multi-port lowering: a send waits for the send this many places before it on the same link direction.
-ARC_WINDOW = 2
 
 
 def _pieces(items) -> tuple[Piece | Value, ...]:
