@@ -84,7 +84,7 @@ def _collective(kind: str, hosts: list, size: float):
 
 
 def fabric_table(fabrics: str, size: float = 1e6, time_limit: float = 60.0) -> None:
-    print(f"\nports='multi' on GPU fabrics, blocks of {size:.0e} B, simulated under Fluid() with the fabrics' latencies")
+    print(f"\nports='multi' on GPU fabrics, blocks of {size:.0e} B, simulated under Fluid() with their latencies")
     print(f"{'fabric':<11} {'family':<10} {'TP (op/s)':>18} {'algbw GB/s':>10} {'status':<8} {'thr/TP':>8} "
           f"{'rate/thr':>12} {'q':>3} {'plan s':>7} {'sim s':>7}")
     for spec in fabrics.split(","):

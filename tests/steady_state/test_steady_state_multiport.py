@@ -220,7 +220,7 @@ def test_a_multicast_through_switches_packs_part_of_tp_and_runs_at_it():
 
 @pytest.mark.parametrize("phases", ["pipelined", "sequential"])
 def test_both_phase_styles_lower_and_run_at_tp(phases):
-    """Initialisation and clean-up (seed 000, section 3.4) under the multi-port lowering: valid, and at TP in between."""
+    """Initialisation and clean-up (seed 000, section 3.4) lowered multi-port: valid, and at TP in between."""
     p = random_platform(5)
     c = random_series(p, "alltoall", 5)
     s = cs.plan(p, c, algorithm="steady_state", ports="multi", phases=phases)

@@ -195,7 +195,6 @@ def _merged(slot):
     return Slot(slot.duration, transfers, slot.tasks)
 
 
-
 def _by_depth(slots: list, tags: list) -> list:
     """The matchings in order of the mean depth (hop or tree stage) of what they carry.
 
