@@ -143,7 +143,7 @@ def test_cli_compare_lists_the_three_baselines_with_gaps(tmp_path, capsys):
 def test_the_registered_allgather_algorithms_are_the_baselines():
     c = cs.AllGather(participants=["h0", "h1"], size=1)
     assert tuple(a.name for a in cs.algorithms.applicable(c)) == ALGORITHMS
-    assert tuple(a.name for a in cs.algorithms.applicable(cs.Series(c, count=3))) == ALGORITHMS
+    assert tuple(a.name for a in cs.algorithms.applicable(cs.Series(c, count=3))) == ALGORITHMS + ("steady_state",)
 
 
 @st.composite
@@ -299,7 +299,8 @@ def test_a_series_is_compared_at_its_steady_state_rate():
     assert float(cmp.bound.value) == pytest.approx(B / (3 * SIZE), rel=1e-12)
     for x in cmp.candidates:
         assert x.valid, x.error
-        assert float(x.steady.rate) == pytest.approx(B / (3 * SIZE), rel=1e-9), x.algorithm
+        if x.algorithm in ALGORITHMS:  # steady_state plans for one-port relays through the switch (its own model)
+            assert float(x.steady.rate) == pytest.approx(B / (3 * SIZE), rel=1e-9), x.algorithm
         assert x.steady_gap >= -TOL and x.gap >= -TOL
     longer = cs.Series(c.base, count=9)
     for name in ALGORITHMS:

@@ -17,7 +17,7 @@ from collsched.platform.model import Link, Node, Platform
 BANDWIDTHS = (0.25, 0.5, 1.0, 2.0, 3.0, 4.0)
 SPEEDS = (1.0, 2.0, 3.0, 4.0)
 SIZES = (0.5, 1.0, 2.0)
-KINDS = ("scatter", "alltoall", "reduce", "broadcast")
+KINDS = ("scatter", "alltoall", "reduce", "broadcast", "allgather")
 
 
 def random_platform(seed: int) -> Platform:
@@ -52,6 +52,8 @@ def random_series(platform: Platform, kind: str, seed: int, count: int = 10) -> 
         c = cs.Broadcast(source=chosen[0], targets=chosen[1:], size=size)
     elif kind == "alltoall":
         c = cs.AllToAll(senders=chosen, size=size)
+    elif kind == "allgather":
+        c = cs.AllGather(participants=chosen, size=size)
     else:
         target = hosts[int(rng.integers(len(hosts)))]
         c = cs.Reduce(participants=chosen, target=target, size=size, task_cost=float(rng.integers(0, 4)))

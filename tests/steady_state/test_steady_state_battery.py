@@ -1,8 +1,11 @@
-"""Every steady-state LP on random small Tiers-like platforms: certified exact optimum, valid schedule."""
+"""Every steady-state LP on random small Tiers-like platforms, under both port models: certified exact optimum, valid
+schedule, simulated throughput within the bound (one-port under ``OnePort(sync=True, cost="edges")``, multi-port
+under ``Fluid()``)."""
 
 from fractions import Fraction as F
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,25 +30,32 @@ def collective(kind, hosts, rng, count):
         c = cs.Broadcast(source=chosen[0], targets=chosen[1:], size=1e5)
     elif kind == "alltoall":
         c = cs.AllToAll(senders=chosen, size=1e5)
+    elif kind == "allgather":
+        c = cs.AllGather(participants=chosen, size=1e5)
     else:
         c = cs.Reduce(participants=chosen, target=chosen[int(rng.integers(n))], size=1e5,
                       task_cost=float(rng.integers(0, 3)) * 1e6)
     return cs.Series(c, count=count)
 
 
+#: The executor of each port model: the model its LP describes.
+MODELS = {"one": cs.models.OnePort(sync=True, cost="edges"), "multi": cs.models.Fluid()}
+
+
+@pytest.mark.parametrize("ports", ["one", "multi"])
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["scatter", "alltoall", "reduce", "broadcast"]))
-def test_random_tiers_certified_and_valid(seed, kind):
+@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["scatter", "alltoall", "reduce", "broadcast", "allgather"]))
+def test_random_tiers_certified_and_valid(ports, seed, kind):
     p = small_tiers(seed)
     rng = np.random.default_rng(seed)
     c = collective(kind, list(p.hosts), rng, count=12)
-    s = cs.plan(p, c, algorithm="steady_state", max_ops=6)
-    assert s.status in (cs.Status.OPTIMAL, cs.Status.FEASIBLE)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=6, ports=ports)
+    assert s.status in (cs.Status.OPTIMAL, cs.Status.FEASIBLE) and s.ports == ports
     assert "exact certificate holds" in s.message
     assert s.throughput <= s.bound.value
     assert sum(sl.duration for sl in s.slots) <= s.period
     cs.validate(p, c, s)
-    r = cs.simulate(p, s, c, model=cs.models.OnePort(sync=True, cost="edges"))
+    r = cs.simulate(p, s, c, model=MODELS[ports])
     # no schedule beats the LP optimum (Lemma 1)
     assert r.throughput <= float(s.bound.value) * (1 + 1e-6)
 

@@ -72,12 +72,12 @@ def test_the_series_approaches_tp_by_a_constant_start_up(participants, target, s
     assert short.series_rate < long_.series_rate < 1
 
 
-def check_steady_state(p, c, s):
-    """What every steady-state schedule must satisfy, whatever optimum the solver returned."""
+def check_steady_state(p, c, s, model=MODEL):
+    """What every steady-state schedule must satisfy under ``model``, whatever optimum the solver returned."""
     tp = s.bound.value
     assert s.throughput <= tp
     cs.validate(p, c, s)
-    r = steady_rate(p, s, c, model=MODEL)
+    r = steady_rate(p, s, c, model=model)
     assert r.settled  # two successive windows (20-40 periods, 40-80, ... up to 320) gave the same rate
     if s.params["period_kind"] == "exact":
         assert close(r.rate, s.throughput)

@@ -26,7 +26,8 @@ value is a number or, for an exact bound, a fraction string. Then per shape:
 * ``periodic``: ``throughput`` and ``period`` (fractions), ``ops_per_period``,
   ``denominator``, ``activities`` (``{name: fraction}``), ``slots``, ``init``
   and ``cleanup`` (lists of slots) and ``trees`` (``[{"weight": fraction,
-  "tree": <a tree schedule object>}]``);
+  "tree": <a tree schedule object>}]``), ``ports`` (``"one"``, the
+  default, or ``"multi"``);
 * ``forest``: ``kind`` (``allgather`` | ``reducescatter`` | ``allreduce``),
   ``participants``, ``throughput`` and ``rate_bound`` (fractions, bytes/s
   of each root's stream), ``chunks``, ``window`` and ``trees``, a list of
@@ -183,7 +184,7 @@ def _write_periodic(s: PeriodicSchedule) -> dict:
     return {"throughput": _frac(s.throughput), "period": _frac(s.period), "ops_per_period": s.ops_per_period,
             "denominator": s.denominator, "activities": {k: _frac(v) for k, v in s.activities.items()},
             **{name: [_write_slot(x) for x in getattr(s, name)] for name in ("slots", "init", "cleanup")},
-            "trees": [{"weight": _frac(w), "tree": schedule_to_dict(t)} for w, t in s.trees]}
+            "trees": [{"weight": _frac(w), "tree": schedule_to_dict(t)} for w, t in s.trees], "ports": s.ports}
 
 
 def _read_periodic(obj, where) -> dict:
@@ -198,7 +199,7 @@ def _read_periodic(obj, where) -> dict:
             "activities": {k: _fraction(activities, k, where.at("activities")) for k in activities},
             **{name: tuple(_read_slot(x, w) for w, x in elements(obj, name, where, default=[]))
                for name in ("slots", "init", "cleanup")},
-            "trees": tuple(trees)}
+            "trees": tuple(trees), "ports": field(obj, "ports", where, type=str, default="one")}
 
 
 def _write_forest(s: ForestSchedule) -> dict:
@@ -227,7 +228,8 @@ _SHAPES = {  # shape -> (class, writer, reader, constructor message prefix -> fi
     "steps": (StepSchedule, _write_steps, _read_steps, {"step durations": "durations"}),
     "orders": (OrderSchedule, _write_orders, _read_orders, {}),
     "tree": (TreeSchedule, _write_tree, _read_tree, {"tree node": "children"}),
-    "periodic": (PeriodicSchedule, _write_periodic, _read_periodic, {"the slots of one period": "slots"}),
+    "periodic": (PeriodicSchedule, _write_periodic, _read_periodic, {"the slots of one period": "slots",
+                                                                    "periodic schedule has ports": "ports"}),
     "forest": (ForestSchedule, _write_forest, _read_forest, {"forest tree": "trees", "forest participant": "trees"}),
 }
 _COMMON = ("shape", "algorithm", "params", "status", "message", "bound", "collective")

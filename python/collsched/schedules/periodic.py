@@ -30,6 +30,16 @@ waits for the operations that gave its rank what it reads. So each
 resource runs its activities of a period back to back, and a computation
 that outlasts its slot delays only what reads its result.
 
+With ``ports="multi"`` (every link direction its own capacity, GPU fabrics)
+the resources are the **link directions** instead of the ranks' ports: a
+slot's transfers from ``u`` to ``v`` (those of instances that exist) go as
+one message, which waits for the previous message on the same ``(u, v)``,
+while messages on different link directions run at once; a rank's
+computations still follow one another on its CPU. One message per link
+direction and slot pays one latency per period; a strict chain (no second
+message in flight) keeps each link direction first-in first-out, so that a
+relay is never starved by a later message sharing its link.
+
 Examples
 --------
 A source feeds a target through a relay, one message per period; the relay
@@ -66,7 +76,10 @@ from .program import Program, ProgramBuilder
 from .trees import TreeSchedule
 from .values import Piece, Value, as_piece
 
-__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule"]
+__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule", "PORTS"]
+
+#: The port models a periodic schedule is lowered under (see the module docstring).
+PORTS = ("one", "multi")
 
 
 def _pieces(items) -> tuple[Piece | Value, ...]:
@@ -203,13 +216,17 @@ class PeriodicSchedule(Schedule):
         instance the full periods leave unfinished (module docstring).
     denominator : int
         Unit of pieces.
+    ports : {"one", "multi"}
+        The port model the pattern is lowered under: ``"one"``, each rank's
+        sends (receives) one after another in slot order; ``"multi"``, each
+        link direction's transfers one after another (module docstring).
 
     Raises
     ------
     ScheduleError
         If the period is not positive, the throughput is negative,
-        ``ops_per_period`` is not an integer >= 1, or the slots of one period
-        last longer than the period.
+        ``ops_per_period`` is not an integer >= 1, the slots of one period
+        last longer than the period, or ``ports`` is not a port model.
 
     Examples
     --------
@@ -232,6 +249,7 @@ class PeriodicSchedule(Schedule):
     init: tuple[Slot, ...] = ()
     cleanup: tuple[Slot, ...] = ()
     denominator: int = 1
+    ports: str = "one"
     shape = "periodic"
 
     def __post_init__(self):
@@ -247,6 +265,8 @@ class PeriodicSchedule(Schedule):
         for name in ("slots", "init", "cleanup"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "trees", tuple((Fraction(w), t) for w, t in self.trees))
+        if self.ports not in PORTS:
+            raise ScheduleError(f"periodic schedule has ports={self.ports!r}", fix="give 'one' or 'multi'")
         busy = sum((s.duration for s in self.slots), Fraction(0))
         if busy > self.period:
             raise ScheduleError(f"the slots of one period last {busy}, more than the period {self.period}")
@@ -255,7 +275,7 @@ class PeriodicSchedule(Schedule):
         if not isinstance(other, PeriodicSchedule):
             return NotImplemented
         fields = ("throughput", "period", "ops_per_period", "slots", "trees", "init", "cleanup", "denominator",
-                  "algorithm", "bound", "status", "message")
+                  "ports", "algorithm", "bound", "status", "message")
         return all(getattr(self, f) == getattr(other, f) for f in fields) and \
             dict(self.activities) == dict(other.activities) and dict(self.params) == dict(other.params)
 
@@ -396,7 +416,7 @@ class PeriodicSchedule(Schedule):
         collective = self.answering(collective)
         count = collective.count
         b = ProgramBuilder(self.ranks(platform), denominator=self.denominator, name=self.algorithm)
-        chains = _Chains(self.denominator)
+        chains = _Chains(self.denominator, self.ports)
         q = self.ops_per_period
         phased = bool(self.init or self.cleanup)
         first = self.lag() if phased else 0
@@ -441,12 +461,29 @@ class _Chains:
     a rank's work: a computation that outlasts its slot delays only what
     reads its result, never the transfers of the next slot (seed 000,
     §4.3: each resource's activities of a period fit in the period).
+
+    With ``ports="multi"`` a link direction ``(u, v)`` is the resource of
+    its transfers instead of ``u``'s send port and ``v``'s receive port:
+    each send waits for the previous send on ``(u, v)``; receives wait for
+    nothing but their message.
     """
 
-    def __init__(self, denominator: int):
+    def __init__(self, denominator: int, ports: str = "one"):
         self.denominator = denominator
-        self.last: dict[tuple[str, str], int] = {}
+        self.ports = ports
+        self.last: dict[tuple[str, object], int] = {}
         self.made: dict[tuple[str, Value], list[tuple[int, int, int]]] = {}
+
+    def transfer(self, b: ProgramBuilder, src: str, dst: str, pieces, size: float) -> None:
+        """Append one transfer of the pattern, chained on the resources of the port model."""
+        if self.ports == "multi":
+            send, recv = b.send(src, dst, pieces, size, after=self.after(src, ("arc", dst), pieces), recv_after=())
+            self.did(src, ("arc", dst), send)
+        else:
+            send, recv = b.send(src, dst, pieces, size, after=self.after(src, "send", pieces),
+                                recv_after=self.after(dst, "recv"))
+            self.did(src, "send", send)
+        self.did(dst, "recv", recv, pieces)
 
     def producers(self, rank: str, pieces) -> set[int]:
         out: set[int] = set()
@@ -456,27 +493,32 @@ class _Chains:
                     out.add(op)
         return out
 
-    def after(self, rank: str, resource: str, pieces=()) -> list[int]:
+    def after(self, rank: str, resource, pieces=()) -> list[int]:
         deps = self.producers(rank, pieces)
         if (rank, resource) in self.last:
             deps.add(self.last[(rank, resource)])
         return sorted(deps)
 
-    def did(self, rank: str, resource: str, op: int, made=()) -> None:
+    def did(self, rank: str, resource, op: int, made=()) -> None:
         self.last[(rank, resource)] = op
         for x in made:
             self.made.setdefault((rank, x.value), []).append((x.start, x.end, op))
 
 
 def _emit(b: ProgramBuilder, slot: Slot, offset: int, count: int, chains: _Chains) -> None:
+    arcs: dict[tuple[str, str], tuple[list, list]] = {}  # multi-port: one message per link direction and slot
     for t in slot.transfers:
         pieces = _shift(t.pieces, offset, count, b.denominator)
         if pieces is None:
             continue
-        send, recv = b.send(t.src, t.dst, pieces, t.size, after=chains.after(t.src, "send", pieces),
-                            recv_after=chains.after(t.dst, "recv"))
-        chains.did(t.src, "send", send)
-        chains.did(t.dst, "recv", recv, pieces)
+        if chains.ports == "multi":
+            held, sizes = arcs.setdefault((t.src, t.dst), ([], []))
+            held.extend(pieces)
+            sizes.append(t.size)
+        else:
+            chains.transfer(b, t.src, t.dst, pieces, t.size)
+    for (src, dst), (pieces, sizes) in arcs.items():
+        chains.transfer(b, src, dst, pieces, sum(sizes))
     for task in slot.tasks:
         pieces = _shift(task.inputs + (task.output,), offset, count, b.denominator)
         if pieces is None:

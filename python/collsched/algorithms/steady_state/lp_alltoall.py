@@ -5,8 +5,10 @@ Variables, per time unit: ``send(i→j, m_kl)`` messages of type ``m_kl``
 (routers are nodes that forward and obey one-port like hosts), and the
 throughput ``TP``. Constraints:
 
-* one-port: ``Σ_j Σ_kl send(i→j, m_kl) δ_kl c(i,j) <= 1`` for sends and
-  likewise for receives, at every node;
+* ports (``ports="one"``, seed 000): ``Σ_j Σ_kl send(i→j, m_kl) δ_kl c(i,j) <= 1``
+  for sends and likewise for receives, at every node; or
+  (``ports="multi"``, GPU fabrics) ``Σ_kl send(i→j, m_kl) δ_kl c(i,j) <= 1``
+  for every link direction ``(i, j)`` (:func:`port_rows`);
 * conservation at every node other than ``P_k`` and ``P_l``;
 * **net** inflow of ``m_kl`` at ``P_l`` equals ``TP`` (DESIGN.md's pitfall:
   seed 000's printed gross inflow lets a cycle through ``P_l`` "deliver"
@@ -36,12 +38,39 @@ from ...schedules.base import Status
 from .canonical import solve_canonical
 from .exact import LinearProgram, LPSolution, SteadyStateError
 
-__all__ = ["Network", "network", "FlowSolution", "commodities_of", "solve_flows", "flows_lp"]
+__all__ = ["Network", "network", "FlowSolution", "commodities_of", "solve_flows", "flows_lp", "PORTS", "check_ports",
+           "port_rows"]
+
+#: The port models of the steady-state LPs: seed 000's one-port nodes, or every link direction its own capacity.
+PORTS = ("one", "multi")
+
+
+def check_ports(ports) -> str:
+    """``ports`` if it names a port model, else ValueError (one line naming the option).
+
+    Examples
+    --------
+    >>> check_ports("multi")
+    'multi'
+    >>> check_ports("two")
+    Traceback (most recent call last):
+    ...
+    ValueError: steady_state option ports='two' must be 'one' (one-port nodes, seed 000) or 'multi' (every link direction its own capacity)
+    """
+    if not isinstance(ports, str) or ports not in PORTS:
+        raise ValueError(f"steady_state option ports={ports!r} must be 'one' (one-port nodes, seed 000) or 'multi' "
+                         "(every link direction its own capacity)")
+    return ports
 
 
 @dataclass
 class Network:
     """The graph view as exact data: nodes, edges ``(u, v)`` with their cost ``c`` (s/byte, Fraction).
+
+    ``channel`` maps each edge to the capacity it draws on under the
+    multi-port model: the edge itself (a direction of a full-duplex link, a
+    directed link), or ``("shared", link)`` for both directions of a
+    ``sharing="shared"`` link.
 
     Examples
     --------
@@ -58,6 +87,7 @@ class Network:
     graph: object = None
     out_edges: dict = field(default_factory=dict)
     in_edges: dict = field(default_factory=dict)
+    channel: dict = field(default_factory=dict)
 
 
 def _exact_cost(edge) -> Fraction:
@@ -93,7 +123,12 @@ def network(platform) -> Network:
     for e in edges:
         out_e[e[0]].append(e)
         in_e[e[1]].append(e)
-    return Network(nodes, edges, cost, speed, g, out_e, in_e)
+    channel = {}
+    for e in edges:
+        links = g.edges[e]["links"]
+        shared = len(links) == 1 and platform.links[links[0]].sharing == "shared"
+        channel[e] = ("shared", links[0]) if shared else e
+    return Network(nodes, edges, cost, speed, g, out_e, in_e, channel)
 
 
 def commodities_of(collective) -> list[tuple[str, str, Fraction]]:
@@ -186,11 +221,48 @@ def one_port_rows(lp: LinearProgram, net: Network, busy: dict) -> None:
                 lp.row(coefs, 1)
 
 
-def flows_lp(platform, commodities) -> LinearProgram:
+def link_rows(lp: LinearProgram, net: Network, busy: dict) -> None:
+    """Add ``Σ time on the channel + slack = 1`` for every channel of the multi-port model (:class:`Network`).
+
+    ``busy`` maps an edge to ``{column: seconds per unit of that column}``.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.star(2))
+    >>> lp = LinearProgram(); x = lp.column("x"); link_rows(lp, net, {("h0", "sw"): {x: 2}})
+    >>> lp.rows, lp.names[1]
+    ([{0: Fraction(2, 1), 1: Fraction(1, 1)}], ('slack', 'link', ('h0', 'sw')))
+    """
+    rows: dict = {}
+    for e in net.edges:
+        for j, a in busy.get(e, {}).items():
+            coefs = rows.setdefault(net.channel[e], {})
+            coefs[j] = coefs[j] + a if j in coefs else a
+    for ch, coefs in rows.items():
+        coefs[lp.column(("slack", "link", ch))] = Fraction(1)
+        lp.row(coefs, 1)
+
+
+def port_rows(lp: LinearProgram, net: Network, busy: dict, ports: str) -> None:
+    """The capacity rows of the port model: :func:`one_port_rows` (``"one"``) or :func:`link_rows` (``"multi"``).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.star(2))
+    >>> lp = LinearProgram(); x = lp.column("x"); port_rows(lp, net, {("h0", "sw"): {x: 1}}, "one")
+    >>> [lp.names[j] for r in lp.rows for j in r if j]
+    [('slack', 'out', 'h0'), ('slack', 'in', 'sw')]
+    """
+    (one_port_rows if check_ports(ports) == "one" else link_rows)(lp, net, busy)
+
+
+def flows_lp(platform, commodities, *, ports: str = "one") -> LinearProgram:
     """SSPA2A as a :class:`~.exact.LinearProgram`, its columns named ``("send", u, v, k)`` and ``"TP"``.
 
     For checking activities found elsewhere (seed 000's figures) with
-    :func:`~.exact.objective_of`.
+    :func:`~.exact.objective_of`. ``ports`` as in :func:`solve_flows`.
 
     Examples
     --------
@@ -198,10 +270,10 @@ def flows_lp(platform, commodities) -> LinearProgram:
     >>> flows_lp(cs.topologies.star(2, bandwidth=1, latency=0), [("h0", "h1", Fraction(1))]).size
     (6, 7, 12)
     """
-    return _build(platform, commodities)[0]
+    return _build(platform, commodities, ports)[0]
 
 
-def _build(platform, commodities):
+def _build(platform, commodities, ports: str = "one"):
     """SSPA2A and its column maps: (lp, TP, send columns, busy seconds per edge and column, network)."""
     net = network(platform)
     for a, b, s in commodities:
@@ -240,11 +312,11 @@ def _build(platform, commodities):
                 coefs[tp] = Fraction(-1)
             if coefs:
                 lp.row(coefs, 0)
-    one_port_rows(lp, net, busy)
+    port_rows(lp, net, busy, ports)
     return lp, tp, col, busy, net
 
 
-def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolution:
+def solve_flows(platform, commodities, *, ports: str = "one", time_limit: float = 60.0) -> FlowSolution:
     """Build and solve SSPA2A (SSSP when every commodity leaves one source), exactly.
 
     Parameters
@@ -252,6 +324,9 @@ def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolut
     platform : Platform
     commodities : list of (str, str, Fraction)
         ``(source, destination, bytes)`` per message type.
+    ports : {"one", "multi"}
+        One-port nodes (seed 000) or every link direction its own capacity
+        (hosts send and receive on all their links at once, routers forward).
     time_limit : float
         Seconds for HiGHS.
 
@@ -264,15 +339,26 @@ def solve_flows(platform, commodities, *, time_limit: float = 60.0) -> FlowSolut
     ------
     SteadyStateError
         If a destination is unreachable, or the throughput is zero.
+    ValueError
+        If ``ports`` is not a port model.
 
     Examples
     --------
+    A scatter from ``h0`` on a star: one-port, ``h0`` sends one message at
+    a time; multi-port, its one link to the switch is still the bottleneck,
+    but the switch sends to ``h1`` and ``h2`` at once. An all-to-all gains
+    more: every host sends and receives at once.
+
     >>> import collsched as cs
     >>> p = cs.topologies.star(3, bandwidth=1, latency=0)
-    >>> solve_flows(p, [("h0", "h1", Fraction(1)), ("h0", "h2", Fraction(1))]).throughput
-    Fraction(1, 2)
+    >>> scatter = [("h0", "h1", Fraction(1)), ("h0", "h2", Fraction(1))]
+    >>> solve_flows(p, scatter).throughput, solve_flows(p, scatter, ports="multi").throughput
+    (Fraction(1, 2), Fraction(1, 2))
+    >>> a2a = commodities_of(cs.AllToAll(senders=p.hosts, size=1))
+    >>> solve_flows(p, a2a).throughput, solve_flows(p, a2a, ports="multi").throughput
+    (Fraction(1, 6), Fraction(1, 2))
     """
-    lp, tp, col, busy, net = _build(platform, commodities)
+    lp, tp, col, busy, net = _build(platform, commodities, check_ports(ports))
     sol = solve_canonical(lp, {j: sec for cols in busy.values() for j, sec in cols.items()}, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return FlowSolution(Fraction(0), {}, {}, list(commodities), sol, lp.size, net)

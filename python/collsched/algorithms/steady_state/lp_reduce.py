@@ -25,7 +25,9 @@ except (a) ``([k,k], host(k))``, where ``v_k`` is available without limit
 + Σ_{0 <= l < N} cons(t, T(0,l,N))``. Columns that can only carry cycles
 (``v[k..k]`` into ``host(k)``, ``v[0..N]`` out of the target) are left out.
 
-One-port on sends and receives as for scatters; computation
+One-port on sends and receives as for scatters (or, with
+``ports="multi"``, a capacity per link direction:
+:func:`~.lp_alltoall.port_rows`); computation
 ``Σ cons(i, T) w(i, T) <= 1`` with ``w(i, T(k,l,m)) = task_cost(k,l,m) / speed(i)``.
 
 Examples
@@ -48,7 +50,7 @@ import networkx as nx
 from ...schedules.base import Status
 from .canonical import solve_canonical
 from .exact import LinearProgram, LPSolution, SteadyStateError
-from .lp_alltoall import Network, network, one_port_rows
+from .lp_alltoall import Network, check_ports, network, port_rows
 
 __all__ = ["ReduceSolution", "solve_reduce", "reduce_lp"]
 
@@ -89,7 +91,7 @@ class ReduceSolution:
     target: str
 
 
-def reduce_lp(platform, reduce) -> LinearProgram:
+def reduce_lp(platform, reduce, *, ports: str = "one") -> LinearProgram:
     """SSR as a :class:`~.exact.LinearProgram`; columns ``("send", u, v, k, m)``, ``("cons", i, k, l, m)``, ``"TP"``.
 
     For checking activities found elsewhere (seed 000's figures) with
@@ -102,10 +104,10 @@ def reduce_lp(platform, reduce) -> LinearProgram:
     >>> reduce_lp(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=1)).size
     (10, 12, 23)
     """
-    return _build(platform, reduce)[0]
+    return _build(platform, reduce, ports)[0]
 
 
-def _build(platform, reduce):
+def _build(platform, reduce, ports: str = "one"):
     """SSR and its column maps: (lp, TP, send and cons columns, busy seconds per column, network, hosts, target)."""
     net = network(platform)
     hosts_of = list(reduce.participants)
@@ -165,7 +167,7 @@ def _build(platform, reduce):
                 coefs[tp] = Fraction(-1)
             if coefs:
                 lp.row(coefs, 0)
-    one_port_rows(lp, net, busy)
+    port_rows(lp, net, busy, ports)
     for i, coefs in compute.items():
         coefs = dict(coefs)
         coefs[lp.column(("slack", "cpu", i))] = Fraction(1)
@@ -175,13 +177,15 @@ def _build(platform, reduce):
     return lp, tp, scol, ccol, seconds, net, hosts_of, target
 
 
-def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolution:
+def solve_reduce(platform, reduce, *, ports: str = "one", time_limit: float = 60.0) -> ReduceSolution:
     """Build and solve SSR exactly.
 
     Parameters
     ----------
     platform : Platform
     reduce : Reduce
+    ports : {"one", "multi"}
+        One-port nodes (seed 000) or every link direction its own capacity.
     time_limit : float
 
     Returns
@@ -200,7 +204,7 @@ def solve_reduce(platform, reduce, *, time_limit: float = 60.0) -> ReduceSolutio
     >>> solve_reduce(p, cs.Reduce(participants=p.hosts, target="h0", size=1, task_cost=0)).throughput
     Fraction(1, 2)
     """
-    lp, tp, scol, ccol, seconds, net, hosts_of, target = _build(platform, reduce)
+    lp, tp, scol, ccol, seconds, net, hosts_of, target = _build(platform, reduce, check_ports(ports))
     sol = solve_canonical(lp, seconds, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return ReduceSolution(Fraction(0), {}, {}, sol, lp.size, net, hosts_of, target)

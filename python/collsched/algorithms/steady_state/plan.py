@@ -12,17 +12,18 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
-from ...collectives import AllToAll, AllToMany, Broadcast, Reduce, Scatter
+from ...collectives import AllGather, AllToAll, AllToMany, Broadcast, Reduce, Scatter
 from ...errors import CollectiveError
 from ...schedules.base import Bound, Status
 from ...schedules.periodic import PeriodicSchedule
 from ...schedules.values import Piece
 from ..registry import register
 from .exact import SteadyStateError
-from .lp_alltoall import commodities_of, solve_flows
+from .lp_alltoall import check_ports, commodities_of, solve_flows
 from .periodic import color, decompose_paths, period_of, route_slots, shortest_period, type_amounts, whole_slots
 from .periodic import phases as build_phases
 
@@ -57,6 +58,28 @@ def _integer_counts(rates: list[Fraction], T: Fraction, tp: Fraction, max_ops: i
     if sum(counts) < 1:
         raise SteadyStateError(f"no operation fits a fixed period of {float(period):.3g} s", fix="raise max_ops")
     return counts, sum(counts), period, False
+
+
+def _owned_counts(rates: list[Fraction], owner: list[int], owners: int, T: Fraction, tp: Fraction, max_ops: int):
+    """:func:`_integer_counts` for routes or trees each serving one of ``owners`` message types or sources.
+
+    Every owner must carry the same number ``q`` of operations per period:
+    the least any owner gets; the others' counts are trimmed down to it
+    (their last routes or trees first). With the exact period every owner
+    already gets ``q`` when its rates sum to ``tp``.
+    """
+    counts, q, period, exact = _integer_counts(rates, T, tp, max_ops)
+    q = min(sum(c for c, o in zip(counts, owner) if o == k) for k in range(owners))
+    if q < 1:
+        raise SteadyStateError(f"no operation fits a fixed period of {float(period):.3g} s", fix="raise max_ops")
+    for k in range(owners):  # trim every owner down to q operations
+        extra = sum(c for c, o in zip(counts, owner) if o == k) - q
+        for i in reversed(range(len(counts))):
+            if owner[i] == k and extra:
+                cut = min(extra, counts[i])
+                counts[i] -= cut
+                extra -= cut
+    return counts, q, period, exact
 
 
 #: Largest number of operations per period the whole-message variant may scale up to.
@@ -105,6 +128,71 @@ def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
     slots = _stages(slots, tags, deps, q2)
     timings["slots"] = time.perf_counter() - t0 - timings.get("colouring", 0.0)
     return slots, den, q2, scale
+
+
+#: Multi-port: the period is scaled until every link direction's latency is at most this share of it.
+LATENCY_SHARE = Fraction(1, 1000)
+
+
+def _assemble_multi(build, counts: list[int], q: int, net, max_ops: int, timings: dict):
+    """One period of the multi-port model: a single slot, every transfer of the period running at once.
+
+    No matchings: each link direction (each ``channel`` of the network)
+    carries its transfers of the period one after another, concurrently with
+    the other channels, so the slot lasts as long as the busiest channel's
+    work. Every hop then runs one period after the hop it forwards
+    (:func:`_stages` with one slot), and the lowering sends a period's
+    transfers on one link direction as one message, chained per link
+    direction (:class:`~collsched.schedules.periodic.PeriodicSchedule`,
+    ``ports="multi"``): one latency per link direction and period. So the
+    period is scaled by the least integer that makes the largest latency of
+    a link direction it uses at most :data:`LATENCY_SHARE` of it, within
+    ``max_ops`` operations per period (scale 1 without latencies). Returns
+    ``(slots, denominator, q, scale)`` as :func:`_assemble` does (whole
+    messages).
+    """
+    from ...schedules.periodic import PeriodicTransfer, Slot
+
+    t0 = time.perf_counter()
+    tags: list = []
+
+    def tag(key, t, stage):
+        tags.append((key, t, stage))
+        return len(tags) - 1
+
+    def period(counts, q):
+        items, work, deps = build(counts, q, tag)
+        load: dict = {}
+        for e, msgs in items.items():
+            load[net.channel[e]] = load.get(net.channel[e], 0) + sum((sec for _, sec, _ in msgs), Fraction(0))
+        return items, work, deps, max(load.values(), default=Fraction(0))
+
+    items, work, deps, busiest = period(counts, q)
+    latency = max((Fraction(net.graph.edges[e]["latency"]) for e in items), default=Fraction(0))
+    scale = 1
+    if latency and busiest:
+        scale = max(1, min(max_ops // q, math.ceil(latency / (LATENCY_SHARE * busiest))))
+    if scale > 1:
+        tags.clear()
+        q *= scale
+        items, work, deps, busiest = period([c * scale for c in counts], q)
+    transfers = [PeriodicTransfer(e[0], e[1], [value], size) for e, msgs in items.items() for value, _, size in msgs]
+    slot = Slot(busiest, transfers)
+    slots = tuple(_merged(sl) for sl in _stages(_with_tasks([slot], work), tags, deps, q))
+    timings["slots"] = time.perf_counter() - t0
+    return slots, 1, q, scale
+
+
+def _merged(slot):
+    """The slot with one transfer per link direction and instance, carrying every value of it (fewer latencies)."""
+    from ...schedules.periodic import PeriodicTransfer, Slot
+
+    groups: dict = {}
+    for t in slot.transfers:
+        groups.setdefault((t.src, t.dst, _tag_of(t.pieces[0])), []).append(t)  # after _stages: the instance
+    transfers = [PeriodicTransfer(u, v, [x for t in ts for x in t.pieces], sum(t.size for t in ts))
+                 for (u, v, _), ts in groups.items()]
+    return Slot(slot.duration, transfers, slot.tasks)
 
 
 def _by_depth(slots: list, tags: list) -> list:
@@ -260,7 +348,7 @@ def busiest_load(slots, speed: dict) -> Fraction:
 
 
 def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
-            net, trees=(), routes: int = 1, base: Fraction | None = None):
+            net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one"):
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
     params.update(ranks=list(used), period_kind="exact" if exact else "fixed", lp_period=str(T), whole_scale=scale)
@@ -274,7 +362,7 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     length = busiest_load(slots, net.speed)
     thr = Fraction(q) / length
     # §3.4: the initialisation fills every relay, the clean-up drains what is still on its way
-    pattern = PeriodicSchedule(period=length, ops_per_period=q, slots=slots, denominator=den)
+    pattern = PeriodicSchedule(period=length, ops_per_period=q, slots=slots, denominator=den, ports=ports)
     t0 = time.perf_counter()
     init, cleanup = build_phases(slots, q, pattern.lag(), net.cost, net.speed,
                                  sequential=params["phases"] == "sequential")
@@ -282,7 +370,7 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     fixed = None if exact else _fixed_note(tp, T, length, q, thr, routes, period * scale)
     return PeriodicSchedule(
         throughput=thr, period=length, ops_per_period=q, activities=acts, slots=slots, denominator=den,
-        init=init, cleanup=cleanup, trees=trees,
+        init=init, cleanup=cleanup, trees=trees, ports=ports,
         algorithm="steady_state", params=params,
         bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
         status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
@@ -301,28 +389,36 @@ def _fixed_note(tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fracti
             f"trees / the fixed period {float(fixed):.6g} s of the rate they give)")
 
 
-def _params(solution, size, elapsed: float, phases: str) -> dict:
-    """The schedule's params: LP size, HiGHS's words, seconds per stage (``build`` = LP construction)."""
+def _params(solution, size, elapsed: float, phases: str, ports: str = "one") -> dict:
+    """The schedule's params: LP size, HiGHS's words, seconds per stage (``build`` = LP construction), port model."""
     tm = dict(solution.timings)
     tm["build"] = elapsed - sum(tm.get(k, 0.0) for k in ("solve", "recovery", "certificate"))
     tm.pop("input", None)
-    return {"lp_size": list(size), "highs_status": solution.highs_status, "timings": tm, "phases": phases}
+    return {"lp_size": list(size), "highs_status": solution.highs_status, "timings": tm, "phases": phases,
+            "ports": ports}
 
 
 def _failed(sol, size, params):
     extra = f"; best float objective so far {sol.float_objective}" if sol.status is Status.LIMIT else ""
-    return PeriodicSchedule(algorithm="steady_state", params=params, status=sol.status,
-                               message=_message(sol, size, extra))
+    return PeriodicSchedule(algorithm="steady_state", params=params, status=sol.status, ports=params["ports"],
+                            message=_message(sol, size, extra))
 
 
-def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float, phases: str):
+def _slots(build, counts, q, split, params, net, max_ops):
+    """The period's slots under the schedule's port model: matchings (one-port) or one slot (multi-port)."""
+    if params["ports"] == "multi":
+        return _assemble_multi(build, counts, q, net, max_ops, params["timings"])
+    return _assemble(build, counts, q, split, params["timings"])
+
+
+def _flows(platform, collective, *, ports: str, max_ops: int, split: bool, time_limit: float, phases: str):
     from ...schedules.values import block
 
     comms = commodities_of(collective)
     t0 = time.perf_counter()
-    f = solve_flows(platform, comms, time_limit=time_limit)
+    f = solve_flows(platform, comms, ports=ports, time_limit=time_limit)
     sol = f.solution
-    params = _params(sol, f.size, time.perf_counter() - t0, phases)
+    params = _params(sol, f.size, time.perf_counter() - t0, phases, ports)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, f.size, params)
     params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
@@ -345,18 +441,7 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
             rates.append(r)
             owner.append(k)
     params["timings"]["decomposition"] = time.perf_counter() - t0
-    counts, q, period, exact = _integer_counts(rates, T, tp, max_ops)
-    if not exact:
-        q = min(sum(c for c, o in zip(counts, owner) if o == k) for k in range(len(comms)))
-        if q < 1:
-            raise SteadyStateError(f"no operation fits a fixed period of {float(period):.3g} s", fix="raise max_ops")
-        for k in range(len(comms)):  # trim every message type down to q operations
-            extra = sum(c for c, o in zip(counts, owner) if o == k) - q
-            for i in reversed(range(len(counts))):
-                if owner[i] == k and extra:
-                    cut = min(extra, counts[i])
-                    counts[i] -= cut
-                    extra -= cut
+    counts, q, period, exact = _owned_counts(rates, owner, len(comms), T, tp, max_ops)
     hosts = {h: i for i, h in enumerate(platform.hosts)}
     net = f.network
 
@@ -376,23 +461,23 @@ def _flows(platform, collective, *, max_ops: int, split: bool, time_limit: float
                 nxt[k] += 1
         return items, {}, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
+    slots, den, q2, scale = _slots(build, counts, q, split, params, net, max_ops)
     nodes = {x for p in paths for x in p}
     return _finish(platform, sol=sol, size=f.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra="", net=net,
-                   routes=len(paths))
+                   routes=len(paths), ports=ports)
 
 
-def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, phases: str):
+def _reduce(platform, reduce, *, ports: str, max_ops: int, split: bool, time_limit: float, phases: str):
     from ...schedules.periodic import PeriodicTask
     from ...schedules.values import partial
     from .lp_reduce import solve_reduce
     from .trees import extract_trees
 
     t0 = time.perf_counter()
-    r = solve_reduce(platform, reduce, time_limit=time_limit)
+    r = solve_reduce(platform, reduce, ports=ports, time_limit=time_limit)
     sol = r.solution
-    params = _params(sol, r.size, time.perf_counter() - t0, phases)
+    params = _params(sol, r.size, time.perf_counter() - t0, phases, ports)
     if sol.status is not Status.OPTIMAL:
         return _failed(sol, r.size, params)
     params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
@@ -440,83 +525,103 @@ def _reduce(platform, reduce, *, max_ops: int, split: bool, time_limit: float, p
                 t += 1
         return items, work, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
+    slots, den, q2, scale = _slots(build, counts, q, split, params, net, max_ops)
     params.update(tree_weights=[str(w * T) for w, _ in trees],  # params stay JSON: fractions as strings
                   tree_tasks=[[list(x.key) for x in tr] for _, tr in trees])
     nodes = {x for _, tr in trees for t in tr if t.key[0] == "send" for x in t.key[1:3]}
     return _finish(platform, sol=sol, size=r.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params,
-                   extra=f"; {len(trees)} reduction trees", net=net, routes=len(trees))
+                   extra=f"; {len(trees)} reduction trees", net=net, routes=len(trees), ports=ports)
 
 
-def _broadcast(platform, bc, *, max_ops: int, split: bool, time_limit: float, phases: str):
+def _multicast(platform, base, *, ports: str, max_ops: int, split: bool, time_limit: float, phases: str):
+    """A series of broadcasts, or of all-gathers (one broadcast per participant): LP, tree packing, slots."""
     from ...schedules.values import block
-    from .lp_broadcast import pack_trees, solve_broadcast
+    from .lp_broadcast import pack_trees, solve_allgather, solve_broadcast
 
     t0 = time.perf_counter()
-    b = solve_broadcast(platform, bc, time_limit=time_limit)
-    sol = b.solution
-    params = _params(sol, b.size, time.perf_counter() - t0, phases)
+    if isinstance(base, Broadcast):
+        b = solve_broadcast(platform, base, ports=ports, time_limit=time_limit)
+        parts, sol, lp_size, net = [b], b.solution, b.size, b.network
+    else:
+        a = solve_allgather(platform, base, ports=ports, time_limit=time_limit)
+        parts, sol, lp_size, net = list(a.parts), a.solution, a.size, a.network
+    params = _params(sol, lp_size, time.perf_counter() - t0, phases, ports)
     if sol.status is not Status.OPTIMAL:
-        return _failed(sol, b.size, params)
+        return _failed(sol, lp_size, params)
     params["canonical"] = "unique" if sol.unique else "not proven unique"  # the LP optimum chosen (canonical.py)
-    tp = b.throughput
+    tp = sol.objective
     acts = {"TP": tp}
-    for (u, v), val in b.usage.items():
-        acts[f"n({u}->{v})"] = val
-    for (u, v, t), val in b.flows.items():
-        acts[f"x[{t}]({u}->{v})"] = val
+    for part in parts:
+        mark = "" if len(parts) == 1 else f"[{part.source}]"  # a single broadcast keeps its names
+        for (u, v), val in part.usage.items():
+            acts[f"n{mark}({u}->{v})"] = val
+        for (u, v, t), val in part.flows.items():
+            acts[f"x{mark}[{t}]({u}->{v})"] = val
     T = shortest_period(v for name, v in acts.items() if not name.startswith("s("))
     t0 = time.perf_counter()
-    trees = pack_trees(b)
+    packings = [pack_trees(part, partial=ports == "multi") for part in parts]
     params["timings"]["decomposition"] = time.perf_counter() - t0
-    T = shortest_period([w for w, _ in trees], multiple_of=T)  # integer tree weights per period
-    packed = sum((w for w, _ in trees), Fraction(0))
-    counts, q, period, exact = _integer_counts([w for w, _ in trees], T, packed, max_ops)
-    net = b.network
-    size = Fraction(bc.size)
-    s_idx = platform.host_index(bc.source)
+    trees = [(w, tree, k) for k, packing in enumerate(packings) for w, tree in packing]
+    T = shortest_period([w for w, _, _ in trees], multiple_of=T)  # integer tree weights per period
+    packed = min(sum((w for w, _ in packing), Fraction(0)) for packing in packings)
+    counts, q, period, exact = _owned_counts([w for w, _, _ in trees], [k for _, _, k in trees], len(parts), T,
+                                             packed, max_ops)
+    size = Fraction(base.size)
+    s_idx = [platform.host_index(part.source) for part in parts]
 
     def build(counts, q, tag):
         items: dict = {}
         deps: dict = {}
-        t = 0
-        for (_, tree), n in zip(trees, counts):
+        nxt = [0] * len(parts)
+        for (_, tree, k), n in zip(trees, counts):
             for _ in range(n):
+                t = nxt[k]
                 for v, (u, d) in tree.items():
-                    deps[(t, v)] = [(t, u)] if u in tree else []
-                    items.setdefault((u, v), []).append((block(tag((t, v), t, d), s_idx, -1), size * net.cost[(u, v)],
-                                                         float(size)))
-                t += 1
+                    deps[(k, t, v)] = [(k, t, u)] if u in tree else []
+                    items.setdefault((u, v), []).append((block(tag((k, t, v), t, d), s_idx[k], -1),
+                                                         size * net.cost[(u, v)], float(size)))
+                nxt[k] += 1
         return items, {}, deps
 
-    slots, den, q2, scale = _assemble(build, counts, q, split, params["timings"])
+    slots, den, q2, scale = _slots(build, counts, q, split, params, net, max_ops)
     params.update(packed_rate=str(packed), n_trees=len(trees))
-    weighted = tuple((w * T, _as_tree(bc.source, tree)) for w, tree in trees)  # weights per period
-    nodes = {x for _, tr in trees for v, (u, _) in tr.items() for x in (u, v)}
-    return _finish(platform, sol=sol, size=b.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
+    weighted = tuple((w * T, _as_tree(parts[k].source, tree)) for w, tree, k in trees)  # weights per period
+    nodes = {x for _, tr, _ in trees for v, (u, _) in tr.items() for x in (u, v)}
+    what = "broadcast trees" if len(parts) == 1 else f"broadcast trees for {len(parts)} sources"
+    return _finish(platform, sol=sol, size=lp_size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
                    scale=scale, slots=slots, den=den, items_nodes=nodes, params=params,
-                   extra=f"; {len(trees)} broadcast trees of total rate {float(packed):.6g}" + (
+                   extra=f"; {len(trees)} {what} of total rate {float(packed):.6g}" + (
                        "" if packed == tp else ", below the LP optimum: nodes that are not targets relay part of "
                        "a target's flow (a multicast), where no exact packing is guaranteed"), net=net,
-                   trees=weighted, routes=len(trees), base=packed)
+                   trees=weighted, routes=len(trees), base=packed, ports=ports)
 
 
-@register("steady_state", family="steady_state", kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast"),
+@register("steady_state", family="steady_state",
+          kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast", "allgather"),
           series=True, single=False, summary="exact steady-state LP optimum and its periodic schedule (seed 000)")
-def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, split: bool = True,
+def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max_ops: int = 64, split: bool = True,
                  time_limit: float = 60.0, phases: str = "pipelined"):
-    """Plan a series of scatters, all-to-alls, reduces or broadcasts at the exact optimal steady-state throughput.
+    """Plan a series of scatters, all-to-alls, reduces, broadcasts or all-gathers at the exact optimal throughput.
 
     Parameters
     ----------
     platform : Platform
-        Its graph view is the LP's graph (routers forward, one-port).
+        Its graph view is the LP's graph (routers are nodes that forward).
     collective : Series or Collective
         A :class:`~collsched.collectives.Series` of a scatter, all-to-all,
-        all-to-many, reduce or broadcast.
+        all-to-many, reduce, broadcast or all-gather.
     seed : int
         Unused (the LP and its decomposition are deterministic).
+    ports : {"one", "multi"}
+        The port model of the LP. ``"one"`` (seed 000): a node sends one
+        message and receives one at a time; the period is cut into weighted
+        matchings (slots); simulate under ``OnePort(sync=True,
+        cost="edges")``. ``"multi"`` (GPU fabrics): every link direction is
+        its own capacity, hosts send and receive on all their links at once,
+        routers forward; the period is one slot in which every transfer runs,
+        each link direction carrying its transfers one after another; simulate
+        under ``Fluid()``.
     max_ops : int
         Largest number of operations per period of the exact period (the
         shortest with whole counts, see
@@ -526,7 +631,8 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
         loses nothing, the message says so, and the exact LP optimum remains
         the bound.
     split : bool
-        Split messages across matchings (else whole messages per slot).
+        Split messages across matchings (else whole messages per slot);
+        one-port only (multi-port has no matchings and sends whole messages).
     time_limit : float
         Seconds for HiGHS; beyond it the status is LIMIT.
     phases : {"pipelined", "sequential"}
@@ -558,7 +664,15 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
     >>> s.throughput, s.message.split(";")[0]
     (Fraction(1, 2), 'HiGHS: Optimal')
     >>> cs.validate(p, c, s)
+
+    Multi-port, every host sends on its two links at once:
+
+    >>> m = steady_state(p, c, ports="multi")
+    >>> m.throughput, m.ports, len(m.slots)
+    (Fraction(1, 1), 'multi', 1)
+    >>> cs.validate(p, c, m)
     """
+    check_ports(ports)
     if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops < 1:
         raise ValueError(f"steady_state option max_ops={max_ops!r} must be an integer >= 1")
     if not isinstance(split, bool):
@@ -569,10 +683,11 @@ def steady_state(platform, collective, *, seed: int = 0, max_ops: int = 64, spli
         raise ValueError(f"steady_state option phases={phases!r} must be 'pipelined' or 'sequential'")
     base = collective.base
     base.validate(platform)
+    opts = dict(ports=ports, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
     if isinstance(base, (Scatter, AllToAll, AllToMany)):
-        return _flows(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
+        return _flows(platform, base, **opts)
     if isinstance(base, Reduce):
-        return _reduce(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
-    if isinstance(base, Broadcast):
-        return _broadcast(platform, base, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
+        return _reduce(platform, base, **opts)
+    if isinstance(base, (Broadcast, AllGather)):
+        return _multicast(platform, base, **opts)
     raise CollectiveError(f"steady_state does not schedule a {base.kind}")
