@@ -144,4 +144,6 @@ def test_random_platforms_without_latency_simulate_at_the_claimed_rate(seed, kin
     s = cs.plan(p, c, algorithm="forest")
     cs.validate(p, c, s)
     r = steady_rate(p, s, c, model=FLUID)
+    if not r.settled:  # an all-reduce's two phases can take a few hundred operations to fall into step
+        r = steady_rate(p, s, c, model=FLUID, counts=(320, 640))
     assert abs(r.rate / s.operations_per_second(c) - 1) < 1e-9

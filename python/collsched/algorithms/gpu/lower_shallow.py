@@ -99,6 +99,15 @@ def shallow_trees(platform, participants: Sequence[str], kind: str, rate: Fracti
     -------
     list of ForestTree or None
         None when the equal shares of the links do not pass the cut condition at ``rate``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from collsched import topologies
+    >>> p = topologies.star(3)
+    >>> trees = shallow_trees(p, p.hosts, "allgather", Fraction(62500000))
+    >>> len(trees), trees[0].root, trees[0].arcs
+    (3, 'h0', (('h0', 'h1'), ('h0', 'h2')))
     """
     caps = direct_capacities(platform, participants)
     index = {p: i for i, p in enumerate(participants)}
