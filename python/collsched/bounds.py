@@ -463,7 +463,11 @@ def _oneport(cost: str, sync: bool | None = True) -> Callable[[Model], bool]:
 #: heuristics' bound is the pLogP arrival time over inter-cluster trees that send the whole message between
 #: coordinators, plus each cluster's chosen intra-cluster algorithm's predicted time (``inter.arrival_bound``):
 #: it bounds only those schedules, under pLogP, so it is never a bound on every schedule of a simulation model.
+#: ``forest``'s is the multi-port cut bound (bytes that must cross a cut over the capacity of its links, each
+#: link direction its own capacity) or the smallest route latency between two participants: Fluid and Circuit
+#: never carry more than a link's bandwidth nor deliver before a route's latency, so it holds under both.
 _OWN_MODELS = {
+    "forest": OwnModel("multi-port cut bound", lambda m: isinstance(m, (Circuit, Fluid))),
     "open_shop_preemptive": OwnModel("OnePort sync linear, split messages", _oneport("linear")),
     "orderings": OwnModel("OnePort sync overheads", _oneport("overheads")),
     "permutations": OwnModel("Circuit", lambda m: isinstance(m, Circuit)),

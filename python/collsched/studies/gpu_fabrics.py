@@ -168,6 +168,14 @@ def run(options: StudyOptions) -> Report:
         ``1 GB collectives, simulated (Fluid)`` (a row per fabric, collective
         and algorithm, TE-CCL's rows beside; plotted as algorithm bandwidth per
         fabric and algorithm), ``exact optimum and solve time``, ``findings``.
+
+    Examples
+    --------
+    The quick version takes about 15 s (``tests/test_study_gpu_fabrics.py`` runs it):
+
+    >>> from collsched.studies import get_study
+    >>> get_study("gpu-fabrics").run is run
+    True
     """
     fabrics = QUICK_FABRICS if options.quick else FABRICS
     cells = [(f, k) for f in fabrics for k in KINDS]
