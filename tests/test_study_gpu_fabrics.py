@@ -48,3 +48,9 @@ def test_findings_are_computed_from_the_rows(report):
     assert f["ndv2(2) allreduce: ours <= the best baseline (simulated)"] == "holds"
     assert f["ndv2(2) allgather: TE-CCL's published time is at least our exact bound"] == "holds"
     assert GIGABYTE == 1e9
+
+
+def test_teccl_ndv2_alltoall_is_flagged_as_a_15_gpu_run(report):
+    rows = {r[0]: r for r in report.table("findings").rows}
+    row = rows["ndv2(2) alltoall: TE-CCL's published time is at least our exact bound"]
+    assert row[1] == "does not compare" and "switch_indices = [0]" in row[2] and "our bound 320.000 ms" in row[2]
