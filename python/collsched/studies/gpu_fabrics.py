@@ -48,7 +48,8 @@ GIGABYTE = 1e9
 """TE-CCL's GB (``json_gen.py`` writes 1 KB as ``1e-6`` GB): 10**9 bytes."""
 
 #: TE-CCL's shipped 1 GB outputs,
-#: ``teccl/examples/experiments/output_provided/{fabric}/{collective}/{variant}/1GB.json`` (commit c128bf2): variant -> (``4-Collective_Finish_Time`` s, ``Solver_Time`` s).
+#: ``teccl/examples/experiments/output_provided/{fabric}/{collective}/{variant}/1GB.json`` (commit c128bf2):
+#: variant -> (``4-Collective_Finish_Time`` s, ``Solver_Time`` s).
 TECCL = {
     ("dgx2(2)", "allgather"): {"Fast": (7.75e-3, 2699.9), "Slow": (10.0e-3, 11.8),
                                "Fast_Early_Stop": (21.5e-3, 6393.8)},
