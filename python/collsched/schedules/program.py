@@ -44,7 +44,7 @@ import numpy as np
 from ..errors import ScheduleError
 from .values import REDUCED, Piece, Value, as_piece
 
-__all__ = ["Program", "ProgramBuilder", "Op", "SEND", "RECV", "COMPUTE", "OP_KINDS", "PREVIOUS"]
+__all__ = ["Program", "ProgramBuilder", "Op", "SEND", "RECV", "COMPUTE", "OP_KINDS", "PREVIOUS", "program_of_columns"]
 
 SEND, RECV, COMPUTE = 0, 1, 2
 OP_KINDS = ("send", "recv", "compute")
@@ -690,21 +690,55 @@ class ProgramBuilder:
         >>> first.op_kind.flags.writeable
         False
         """
-        n = len(self._rank)
-        dep_ptr = np.zeros(n + 1, dtype=np.int64)
-        dep_ptr[1:] = np.cumsum([len(d) for d in self._deps])
-        piece_ptr = np.zeros(n + 1, dtype=np.int64)
-        piece_ptr[1:] = np.cumsum([len(p) for p in self._pieces])
-        rows = [row for ps in self._pieces for row in ps]
-        return Program(
-            ranks=self.ranks, denominator=self.denominator,
-            op_rank=_frozen(np.array(self._rank, dtype=np.int64)),
-            op_kind=_frozen(np.array(self._kind, dtype=np.int64)),
-            op_peer=_frozen(np.array(self._peer, dtype=np.int64)),
-            op_msg=_frozen(np.array(self._msg, dtype=np.int64)),
-            op_size=_frozen(np.array(self._size, dtype=np.float64)),
-            dep_ptr=_frozen(dep_ptr),
-            dep_idx=_frozen(np.array([d for ds in self._deps for d in ds], dtype=np.int64)),
-            piece_ptr=_frozen(piece_ptr),
-            pieces=_frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
-            name=self.name, operand_sets=tuple(self._sets))
+        return program_of_columns(self.ranks, self.denominator, self.name, self._rank, self._kind, self._peer,
+                                  self._msg, self._size, self._deps, self._pieces, self._sets)
+
+
+def program_of_columns(ranks, denominator: int, name, rank, kind, peer, msg, size, deps, pieces, sets) -> Program:
+    """A read-only :class:`Program` from per-operation lists (what :meth:`ProgramBuilder.build` assembles).
+
+    Parameters
+    ----------
+    ranks : sequence of str
+    denominator : int
+    name : str
+    rank, kind, peer, msg : list of int
+        Per operation.
+    size : list of float
+        Per operation.
+    deps : list of sequence of int
+        Per operation, the operations it waits for.
+    pieces : list of list of tuple
+        Per operation, its piece rows (six ints, :func:`piece_row`).
+    sets : iterable of int
+        The operand masks, in the order of their indices in the rows.
+
+    Returns
+    -------
+    Program
+
+    Examples
+    --------
+    >>> prog = program_of_columns(["a", "b"], 1, "p", [0, 1], [SEND, RECV], [1, 0], [0, 0], [8.0, 8.0],
+    ...                           [(), ()], [[], []], ())
+    >>> prog.n_ops, prog.n_messages, prog.op_kind.flags.writeable
+    (2, 1, False)
+    """
+    n = len(rank)
+    dep_ptr = np.zeros(n + 1, dtype=np.int64)
+    dep_ptr[1:] = np.cumsum([len(d) for d in deps])
+    piece_ptr = np.zeros(n + 1, dtype=np.int64)
+    piece_ptr[1:] = np.cumsum([len(p) for p in pieces])
+    rows = [row for ps in pieces for row in ps]
+    return Program(
+        ranks=tuple(ranks), denominator=denominator,
+        op_rank=_frozen(np.array(rank, dtype=np.int64)),
+        op_kind=_frozen(np.array(kind, dtype=np.int64)),
+        op_peer=_frozen(np.array(peer, dtype=np.int64)),
+        op_msg=_frozen(np.array(msg, dtype=np.int64)),
+        op_size=_frozen(np.array(size, dtype=np.float64)),
+        dep_ptr=_frozen(dep_ptr),
+        dep_idx=_frozen(np.array([d for ds in deps for d in ds], dtype=np.int64)),
+        piece_ptr=_frozen(piece_ptr),
+        pieces=_frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
+        name=name, operand_sets=tuple(sets))

@@ -43,11 +43,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from ...collectives import AllGather, AllReduce, AllToAll, ReduceScatter
 from ...errors import FormatError, ValidationError
-from ...schedules.program import COMPUTE, RECV, SEND, Program, piece_row
+from ...schedules.program import COMPUTE, RECV, SEND, Program, piece_row, program_of_columns
 from ...schedules.values import REDUCED, Piece, Value
 from .deadlock import order
 from .layout import Layout, token_text
@@ -132,27 +131,8 @@ class _Columns:
         return len(self.rank) - 1
 
     def build(self, ranks, denominator: int, name: str) -> Program:
-        def frozen(a):
-            a.setflags(write=False)
-            return a
-
-        n = len(self.rank)
-        dep_ptr = np.zeros(n + 1, dtype=np.int64)
-        dep_ptr[1:] = np.cumsum([len(d) for d in self.deps])
-        piece_ptr = np.zeros(n + 1, dtype=np.int64)
-        piece_ptr[1:] = np.cumsum([len(p) for p in self.pieces])
-        rows = [row for ps in self.pieces for row in ps]
-        return Program(ranks=tuple(ranks), denominator=denominator,
-                       op_rank=frozen(np.array(self.rank, dtype=np.int64)),
-                       op_kind=frozen(np.array(self.kind, dtype=np.int64)),
-                       op_peer=frozen(np.array(self.peer, dtype=np.int64)),
-                       op_msg=frozen(np.array(self.msg, dtype=np.int64)),
-                       op_size=frozen(np.array(self.size, dtype=np.float64)),
-                       dep_ptr=frozen(dep_ptr),
-                       dep_idx=frozen(np.array([d for ds in self.deps for d in ds], dtype=np.int64)),
-                       piece_ptr=frozen(piece_ptr),
-                       pieces=frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
-                       name=name, operand_sets=tuple(self.sets))
+        return program_of_columns(ranks, denominator, name, self.rank, self.kind, self.peer, self.msg, self.size,
+                                  self.deps, self.pieces, self.sets)
 
 
 def _pieces(tokens) -> list[Piece]:
