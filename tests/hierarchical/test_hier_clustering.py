@@ -5,7 +5,7 @@ import pytest
 
 import collsched as cs
 from collsched.platform.clustering import logical_clusters, lowekamp, pairwise, with_clusters
-from collsched.studies.grid_broadcast import TABLE_3_SIZES, grid5000_latency
+from collsched.studies.grid_broadcast import TABLE_3_SIZES, grid5000_latency, noisy_latency, table_3_partition
 
 SIZES = TABLE_3_SIZES
 
@@ -29,6 +29,41 @@ def test_grid5000_orsay_is_split_at_30_percent():
     w = grid5000()
     assert (w[0, 31] - w[0, 1]) / w[0, 1] > 0.3
     assert len(lowekamp(grid5000(), rho=0.3)) == 6
+
+
+@pytest.mark.parametrize("rule", [lowekamp, pairwise])
+@pytest.mark.parametrize("rate", [0.02, 0.05, 0.10])
+def test_noisy_table_3_gives_the_six_clusters(rule, rate):
+    """Issue 18: per-pair noise of +-2, 5 and 10% on Table 3; 15 seeded draws each, every one gives its partition.
+
+    With the rule of seed 003's text (a candidate is compared with every group, a new group starts only when
+    it fits none); the former walk, which compared a host with one group only, found 20-28 clusters here.
+    """
+    for d in range(15):
+        w = noisy_latency(grid5000_latency(), rate, np.random.default_rng([0, d, round(rate * 1000)]))
+        assert rule(w, rho=0.3) == table_3_partition()
+
+
+def test_noise_beyond_rho_over_2_plus_rho_splits_clusters():
+    """At +-15% (> 0.3 / 2.3 = 13%) a cluster's own distances may differ by more than rho: the six are lost."""
+    w = noisy_latency(grid5000_latency(), 0.15, np.random.default_rng(0))
+    assert len(lowekamp(w, rho=0.3)) > 6
+
+
+def test_candidate_joins_a_group_other_than_the_edges():
+    """Hosts 0-2 close (1), 3-4 at 4; host 5 is 4.8 from 3 and 4 but its smallest edge (4.5) reaches host 0.
+
+    Edge (3, 4) makes {3, 4} before edge (0, 5) brings 5. The paper's rule compares 5 with every group: it
+    fits {3, 4} (|4.8 - 4| <= 0.3 * 4), not {0, 1, 2}. Comparing it with the group of its edge only would
+    make it a group of its own.
+    """
+    w = np.full((6, 6), 20.0)
+    w[np.ix_([0, 1, 2], [0, 1, 2])] = 1.0
+    w[np.ix_([3, 4, 5], [3, 4, 5])] = 4.8
+    w[3, 4] = w[4, 3] = 4.0
+    w[5, 0] = w[0, 5] = 4.5
+    np.fill_diagonal(w, 0)
+    assert lowekamp(w, rho=0.3) == pairwise(w, rho=0.3) == [[0, 1, 2], [3, 4, 5]]
 
 
 def test_bad_input():

@@ -1,20 +1,39 @@
 """Logical clusters: groups of hosts whose pairwise latencies are alike (seed 003, section 4.1).
 
 Both rules walk the edges of the latency matrix in increasing order of
-weight. The smallest edge ``w(x, y)`` between two hosts in no group makes
-the group ``{x, y}``; an edge from a grouped host to a host ``a`` in no group
-asks whether ``a`` fits that group ``S``; if it does not, ``a`` starts a group
-of its own (and the next edge that reaches it from a host in no group makes
-that a pair). The walk ends when every edge has been seen. The tolerance
-``rho`` is a *rate* (seed 003 uses ``rho = 30%``): a distance fits when it
-differs from the reference by at most ``rho`` times the reference.
+weight, as seed 003's algorithm text says: "By proceeding from the smallest
+weighted edge w(x, y), we define an initial group {x, y}. At each step we
+select a candidate node a and compare its distance to any node within a
+group S. If distance does not vary more than rho, node a can be included in
+group S. Otherwise, if node a does not fit into any existent group, it
+becomes the first node of a new group S'. The algorithm terminates after all
+outgoing edges have been evaluated." Literally:
 
-* :func:`pairwise`, equation (2), ``O(N^2)`` per candidate: ``a`` fits ``S``
-  if ``|w(a, x) - w(x, y)| <= rho * w(x, y)`` for all ``x != y`` in ``S``
-  (for a one-host group, every ``w(a, x)`` is accepted);
+* step 1: the smallest edge ``w(x, y)`` makes the group ``{x, y}``;
+* step 2: each next edge brings its endpoints that are in no group, one
+  after the other, as candidates ``a``; ``a`` is compared with every
+  existing group (the group of the edge's other endpoint first, then the
+  others in the order they were made) and joins the first it fits;
+* step 3: if ``a`` fits none, it becomes the first node of a new group.
+  A group of one host has no inner distance to compare with (equations (2)
+  and (3) are empty for it): it takes a second host only through an edge
+  from it, as the initial group did, and no candidate joins it from
+  elsewhere.
+
+The walk ends when every edge has been seen. The tolerance ``rho`` is a
+*rate* (seed 003 uses ``rho = 30%``): a distance fits when it differs from
+the reference by at most ``rho`` times the reference.
+
+* :func:`pairwise`, equation (2), ``O(|S|^2)`` per group tried: ``a`` fits
+  ``S`` if ``|w(a, x) - w(x, y)| <= rho * w(x, y)`` for all ``x != y`` in ``S``;
 * :func:`lowekamp`, equation (3), Lowekamp's greedy rule (the ECO library):
   ``a`` fits ``S`` if ``|w(a, x) - wmin(S)| <= rho * wmin(S)`` for every ``x``
   in ``S``, ``wmin(S)`` being the smallest edge inside ``S``.
+
+Comparing a candidate with every group matters when latencies are measured:
+with per-pair noise on Table 3's matrix, a host that first meets a group it
+does not fit, or another ungrouped host, still joins its own cluster (see
+``docs/hierarchical.md`` for the noisy Table-3 study).
 
 References
 ----------
@@ -68,31 +87,41 @@ def _walk(w: np.ndarray, fits: Callable[[np.ndarray, int, list[int], float], boo
     groups: list[list[int]] = []
     wmin: list[float] = []                          # smallest edge inside each group (inf for one host)
     free = n
+
+    def join(a: int, g: int) -> None:
+        wmin[g] = min(wmin[g], float(S[a, groups[g]].min()))
+        groups[g].append(a)
+        group_of[a] = g
+
     iu, ju = np.triu_indices(n, k=1)
     for e in np.lexsort((ju, iu, S[iu, ju])):
         if free == 0:                               # every host is in a group: no edge can change that
             break
         x, y = int(iu[e]), int(ju[e])
-        gx, gy = group_of[x], group_of[y]
-        if gx >= 0 and gy >= 0:
+        if group_of[x] >= 0 and group_of[y] >= 0:
             continue
-        if gx < 0 and gy < 0:                      # step 1: the smallest free edge starts a group {x, y}
-            group_of[x] = group_of[y] = len(groups)
+        if not groups:                              # step 1: the smallest edge makes the initial group {x, y}
             groups.append([x, y])
             wmin.append(float(S[x, y]))
+            group_of[x] = group_of[y] = 0
             free -= 2
             continue
-        grouped, a = (x, y) if gx >= 0 else (y, x)
-        g = group_of[grouped]
-        free -= 1
-        if len(groups[g]) == 1 or fits(S, a, groups[g], wmin[g]):   # step 2: a joins S if it fits
-            wmin[g] = min(wmin[g], float(S[a, groups[g]].min()))
-            groups[g].append(a)
-            group_of[a] = g
-        else:                                       # step 3: otherwise it starts a group of its own
-            group_of[a] = len(groups)
-            groups.append([a])
-            wmin.append(np.inf)
+        for a, other in ((x, y), (y, x)):           # step 2: each endpoint in no group is a candidate
+            if group_of[a] >= 0:
+                continue
+            free -= 1
+            g = group_of[other]
+            if g >= 0 and len(groups[g]) == 1:      # the edge from a one-host group gives it its second host
+                join(a, g)
+                continue
+            order = ([g] if g >= 0 else []) + [h for h in range(len(groups)) if h != g]
+            fit = next((h for h in order if len(groups[h]) > 1 and fits(S, a, groups[h], wmin[h])), None)
+            if fit is not None:                     # a fits an existing group: it joins the first it fits
+                join(a, fit)
+            else:                                   # step 3: a fits none: the first node of a new group
+                group_of[a] = len(groups)
+                groups.append([a])
+                wmin.append(np.inf)
     for v in range(n):                              # a platform of one host
         if group_of[v] < 0:
             groups.append([v])
@@ -125,8 +154,8 @@ def lowekamp(latency, rho: float = 0.3) -> list[list[int]]:
     Notes
     -----
     ``O(N^2 log N)`` for the sort of the edges; each candidate is compared
-    with the members of one group (``O(N)``, vectorised), as in the ECO
-    library; the walk stops once every host is in a group.
+    with the members of each group until one fits (``O(N)`` per candidate,
+    vectorised); the walk stops once every host is in a group.
 
     References
     ----------
@@ -170,7 +199,7 @@ def pairwise(latency, rho: float = 0.3) -> list[list[int]]:
 
     Notes
     -----
-    Each candidate is compared with every edge of the group, ``O(|S|^2)``.
+    Each candidate is compared with every edge of each group tried, ``O(|S|^2)`` per group.
 
     Examples
     --------

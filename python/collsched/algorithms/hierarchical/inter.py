@@ -34,6 +34,14 @@ The pair chosen (ties: lowest sender, then lowest receiver):
 
 ``F_j`` is 0 when ``j`` is the last cluster of B.
 
+``fef_latency`` (a variant) is FEF with the edge weight the paper says is
+"usually" used, the latency ``L_ij`` alone: it ignores the gap, so on seed
+003's random grids (latencies 1-15 ms, gaps 10 ms-1 s) it picks edges
+almost at random with respect to their transfer time. Under this reading
+FEF is clearly worse than ECEF, as the paper's Figure 4 shows; with the
+weight ``g_ij + L_ij`` it is within a few percent of ECEF (see
+``docs/hierarchical.md``).
+
 Every function takes arrays with a leading batch axis (``L``, ``g``: shape
 ``(B, n, n)``; ``T``: ``(B, n)``) and runs the rounds for all grids at once.
 
@@ -63,8 +71,8 @@ __all__ = ["HEURISTICS", "VARIANTS", "schedule", "completion", "optimum", "arriv
 
 #: The heuristics, by registered name.
 HEURISTICS = ("flat_tree", "fef", "ecef", "ecef_la", "ecef_lat", "ecef_lat_max")
-#: The other reading of ECEF-LAT (max-min), kept to show why we do not use it.
-VARIANTS = ("ecef_lat_maxmin",)
+#: Other readings: ECEF-LAT as max-min (kept to show why we do not use it), FEF weighted by latency alone.
+VARIANTS = ("ecef_lat_maxmin", "fef_latency")
 
 
 def _check(L, g, T) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,8 +115,8 @@ def schedule(name: str, L, g, T, *, chunk: int = 64) -> tuple[np.ndarray, np.nda
     Examples
     --------
     >>> L = np.ones((1, 3, 3)); g = np.array([[[0, 1, 8], [1, 0, 1], [8, 1, 0]]], dtype=float)
-    >>> [schedule(h, L, g, np.zeros((1, 3)))[0].tolist() for h in ("flat_tree", "fef")]
-    [[[0, 0]], [[0, 1]]]
+    >>> [schedule(h, L, g, np.zeros((1, 3)))[0].tolist() for h in ("flat_tree", "fef", "fef_latency")]
+    [[[0, 0]], [[0, 1]], [[0, 0]]]
     """
     if name not in HEURISTICS + VARIANTS:
         raise ValueError(f"inter-cluster heuristic {name!r} is not one of {HEURISTICS}")
@@ -124,8 +132,9 @@ def _schedule(name: str, L: np.ndarray, g: np.ndarray, T: np.ndarray) -> tuple[n
     rows, diag = np.arange(B), np.arange(n)
     C = g + L                                      # time of a transfer alone, g_ij(m) + L_ij
     # P[b, i, j] = C[b, i, j] for i in A and j in B, else inf (kept up to date round by round)
+    W_edge = L if name == "fef_latency" else C      # the weight that chooses a pair (fef_latency: L_ij alone)
     P = np.full((B, n, n), np.inf)
-    P[:, 0, 1:] = C[:, 0, 1:]
+    P[:, 0, 1:] = W_edge[:, 0, 1:]
     look = name in ("ecef_la", "ecef_lat", "ecef_lat_max", "ecef_lat_maxmin")
     if look:
         # W[b, j, k]: the look-ahead term of k for j, masked (+-inf) unless k in B and k != j
@@ -144,7 +153,7 @@ def _schedule(name: str, L: np.ndarray, g: np.ndarray, T: np.ndarray) -> tuple[n
             i, j = np.zeros(B, dtype=np.int64), np.argmax(inB, axis=1)
         else:
             # fef: the smallest edge, senders taken as free; else earliest completion RT_i + g_ij + L_ij (eq. 4)
-            score = P if name == "fef" else P + RT[:, :, None]
+            score = P if name in ("fef", "fef_latency") else P + RT[:, :, None]
             if look:                               # + look-ahead F_j (eqs. 5, 6, 7); 0 for the last of B
                 F = W.max(axis=2) if most else W.min(axis=2)
                 F[~np.isfinite(F)] = 0.0
@@ -163,7 +172,7 @@ def _schedule(name: str, L: np.ndarray, g: np.ndarray, T: np.ndarray) -> tuple[n
         RT[rows, j] = arrival
         inB[rows, j] = False
         P[rows, :, j] = np.inf                     # j leaves B ...
-        P[rows, j, :] = np.where(inB, C[rows, j, :], np.inf)   # ... and sends from A
+        P[rows, j, :] = np.where(inB, W_edge[rows, j, :], np.inf)   # ... and sends from A
         if look:
             W[rows, :, j] = fill
         senders[:, r], receivers[:, r] = i, j
