@@ -189,8 +189,8 @@ def findings_table(cells_of: dict, table_8: dict, four: tuple, asyn: Table, figu
     top = {sv: _mark([max(four, key=lambda a: m[a][0]) == "caterpillar" for _, m in cells_of["sync-a2s", sv]])
            for sv in ("fifo", "random")}
     rows.append(("Section 4.2.2", "how a busy receiver serves waiting senders: " + SERVICE_QUOTE,
-                 f"Fig. 10's ranking: random service {top['random']}, fifo {top['fifo']}",
-                 "holds",
+                 f"read as random service; Fig. 10's caterpillar-largest then {top['random']}, under fifo "
+                 f"{top['fifo']}", top["random"],
                  "the text supports random: its loop re-triggers an idle sender when the receiver frees and draws "
                  "at random among the senders then available; it names no queue, and it says the caterpillar's "
                  "time is random only through such draws"))

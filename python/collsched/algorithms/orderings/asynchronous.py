@@ -101,7 +101,7 @@ def async_makespan(x: Exchange, orders) -> float:
 
 
 def async_list_orders(x: Exchange) -> list[list[int]]:
-    """The asynchronous list schedule: each send slot, earliest first, goes to the most loaded receiver.
+    """The asynchronous list schedule: each send slot, earliest first, feeds the receiver with the most work left.
 
     Parameters
     ----------
@@ -117,13 +117,15 @@ def async_list_orders(x: Exchange) -> list[list[int]]:
     Step 1: the send slots of every sender, ``k o_s`` for ``k = 0, 1, ...``,
     taken in order of the time they end (ties: lower sender index). Step 2:
     the slot's sender picks, among its receivers not yet served, the one
-    whose projected finish ``max(free_j, arrival) + W_j`` is largest, where
-    ``free_j`` is the receiver's busy-until time in the schedule built so
-    far and ``W_j`` the receive time of its messages not yet placed (this
-    one included): the receiver that will finish last is fed first (ties:
-    lower index). Step 3: ``free_j = max(free_j, arrival) + o_r + m/B``.
-    O(M R) for M messages and R receivers. A heuristic: it may miss the
-    optimum (``async_optimal`` finds it).
+    with the most receive time ``W_j`` still to place (the sum of
+    ``o_r + m/B`` over its messages not yet given a slot; ties: lower
+    index): receivers that are the bottleneck are fed early, so they start
+    soon and never starve. Step 3: ``W_j -= o_r + m/B``. O(M R) for M
+    messages and R receivers. A heuristic: it may miss the optimum
+    (``async_optimal`` finds it). Tried and measured worse: feeding the
+    receiver whose projected finish ``max(free_j, arrival) + W_j`` is
+    largest (1-4% above the bound in seed 004's all-to-all at N = 30,
+    against 0-0.3% for this rule).
 
     Examples
     --------
@@ -131,25 +133,20 @@ def async_list_orders(x: Exchange) -> list[list[int]]:
     >>> from collsched.algorithms.orderings.costs import overhead_platform
     >>> p = overhead_platform([10, 1, 5, 1, 10], recv_overheads=[1, 10, 5, 10, 1])
     >>> async_list_orders(Exchange.of(p, cs.AllToAll(senders=p.hosts, size=1)))
-    [[1, 3, 2, 4], [3, 2, 0, 4], [1, 3, 0, 4], [1, 2, 0, 4], [1, 3, 2, 0]]
+    [[3, 1, 2, 4], [3, 2, 0, 4], [1, 3, 0, 4], [1, 2, 4, 0], [1, 3, 2, 0]]
     """
     o_s = _send_time(x)
     left = x.mask.copy()
     work = np.where(x.mask, x.recv, 0.0).sum(axis=0)        # receive time not yet placed, per receiver
-    free = np.zeros(len(x.receivers))
     counts = x.mask.sum(axis=1)
     # step 1: every slot (end time, sender, k), earliest end first
     slots = sorted(((k + 1) * o_s[i], i, k) for i in range(len(x.senders)) for k in range(int(counts[i])))
     orders: list[list[int]] = [[] for _ in x.senders]
-    for end, i, _ in slots:
+    for _, i, _ in slots:
         cand = np.flatnonzero(left[i])
-        arrival = end + x.latency[i, cand]
-        # step 2: the receiver projected to finish last
-        projected = np.maximum(free[cand], arrival) + work[cand]
-        pick = int(np.argmax(projected))
-        j = int(cand[pick])
+        # step 2: the receiver with the most receive time still to place
+        j = int(cand[int(np.argmax(work[cand]))])
         # step 3
-        free[j] = max(free[j], float(arrival[pick])) + x.recv[i, j]
         work[j] -= x.recv[i, j]
         left[i, j] = False
         orders[i].append(j)
@@ -273,7 +270,7 @@ def _schedule(x, orders, algorithm, platform, collective, params, status, messag
 
 
 @register("open_shop_async", family="orderings", kinds=_KINDS, series=False,
-          summary="list schedule on asynchronous costs: each send slot feeds the receiver projected to finish last")
+          summary="list schedule on asynchronous costs: each send slot feeds the receiver with the most work left")
 def open_shop_async(platform, collective, *, seed: int = 0) -> OrderSchedule:
     """The asynchronous list schedule (:func:`async_list_orders`), as per-sender orders.
 
