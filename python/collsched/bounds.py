@@ -455,7 +455,9 @@ def _oneport(cost: str, sync: bool | None = True) -> Callable[[Model], bool]:
     return lambda m: isinstance(m, OnePort) and m.cost == cost and (sync is None or m.sync == sync)
 
 
-#: Per algorithm name or family: where its own bound was computed. The orderings, ``open_shop_preemptive`` and
+#: Per algorithm name or family: where its own bound was computed. ``open_shop_async`` and ``async_optimal`` plan
+#: for the asynchronous model and carry its bound (``algorithms/orderings/asynchronous.py``). The orderings,
+#: ``open_shop_preemptive`` and
 #: the permutations take :func:`exchange_bound` under the model named (``algorithms/orderings/common.py``,
 #: ``preemptive.py``, ``permutations/common.py``); liquid's is the largest link busy time Σ bytes/bandwidth
 #: (``Traffic.busy_bound``: below the Fluid and Circuit link loads, which add latency); the steady-state LP's
@@ -470,6 +472,8 @@ _OWN_MODELS = {
     "forest": OwnModel("multi-port cut bound", lambda m: isinstance(m, (Circuit, Fluid))),
     "open_shop_preemptive": OwnModel("OnePort sync linear, split messages", _oneport("linear")),
     "orderings": OwnModel("OnePort sync overheads", _oneport("overheads")),
+    "open_shop_async": OwnModel("OnePort async overheads", _oneport("overheads", False)),
+    "async_optimal": OwnModel("OnePort async overheads", _oneport("overheads", False)),
     "permutations": OwnModel("Circuit", lambda m: isinstance(m, Circuit)),
     "liquid": OwnModel("liquid steps", lambda m: isinstance(m, (Circuit, Fluid))),
     "steady_state": OwnModel("steady-state LP", _oneport("edges", None)),

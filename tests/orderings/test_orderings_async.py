@@ -109,5 +109,15 @@ def test_async_optimal_bad_options():
     c = cs.AllToAll(senders=p.hosts, size=1)
     with pytest.raises(ValueError, match="option time_limit"):
         async_optimal(p, c, time_limit=0)
+    with pytest.raises(ValueError, match="option max_messages"):
+        async_optimal(p, c, max_messages=0)
     with pytest.raises(ValueError, match="option seed"):
         open_shop_async(p, c, seed=-1)
+
+
+def test_async_optimal_beyond_max_messages_takes_the_list_orders():
+    p = overhead_platform([1, 5, 10] * 4)
+    c = cs.AllToAll(senders=p.hosts, size=1)
+    s = async_optimal(p, c)                      # 132 messages > 42
+    assert s.status == cs.Status.FEASIBLE and s.orders == open_shop_async(p, c).orders
+    assert s.message.startswith("exchange of 132 messages > max_messages=42")

@@ -318,7 +318,8 @@ def open_shop_async(platform, collective, *, seed: int = 0) -> OrderSchedule:
 
 @register("async_optimal", family="orderings", kinds=_KINDS, series=False,
           summary="exact per-sender orders for the asynchronous model (MILP; small exchanges)")
-def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30.0) -> OrderSchedule:
+def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30.0,
+                  max_messages: int = 42) -> OrderSchedule:
     """Per-sender orders of least asynchronous makespan (:func:`async_optimal_orders`).
 
     Parameters
@@ -329,6 +330,11 @@ def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30
         Unused (deterministic); checked.
     time_limit : float
         Seconds for the solver (> 0).
+    max_messages : int
+        Largest exchange solved exactly (the MILP has ``sum_i n_i^2``
+        binaries; 42 is a 7-node all-to-all, solved in about 2 s). A larger
+        exchange gets :func:`open_shop_async`'s orders, status FEASIBLE, and
+        a message saying so (so that ``compare`` stays fast).
 
     Returns
     -------
@@ -336,12 +342,13 @@ def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30
         Status OPTIMAL when the solver proved it (the makespan is then the
         least over all orderings under ``OnePort(sync=False,
         cost="overheads")``; when it equals ``bound``, the bound proves it
-        too), LIMIT when time ran out with an incumbent.
+        too), LIMIT when time ran out with an incumbent, FEASIBLE beyond
+        ``max_messages``.
 
     Raises
     ------
     ValueError
-        If ``seed`` or ``time_limit`` is bad.
+        If ``seed``, ``time_limit`` or ``max_messages`` is bad.
 
     References
     ----------
@@ -357,11 +364,21 @@ def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30
     >>> s = async_optimal(p, c)
     >>> s.status.value, s.message.split(" (")[0], round(s.bound.value, 9)
     ('optimal', 'makespan 42', 42.0)
+    >>> async_optimal(p, c, max_messages=10).message
+    'exchange of 20 messages > max_messages=10: open_shop_async orders, makespan 42'
     """
     check_seed(seed)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
         raise ValueError(f"option time_limit={time_limit!r} is not a number > 0")
+    if isinstance(max_messages, bool) or not isinstance(max_messages, (int, np.integer)) or max_messages < 1:
+        raise ValueError(f"option max_messages={max_messages!r} is not an integer >= 1")
     x = exchange_of(platform, collective)
+    params = {"seed": seed, "time_limit": time_limit, "max_messages": int(max_messages)}
+    if int(x.mask.sum()) > max_messages:
+        orders = async_list_orders(x)
+        return _schedule(x, orders, "async_optimal", platform, collective, params, Status.FEASIBLE,
+                         f"exchange of {int(x.mask.sum())} messages > max_messages={max_messages}: "
+                         f"open_shop_async orders, makespan {async_makespan(x, orders):.6g}")
     orders, makespan, optimal, message = async_optimal_orders(x, time_limit=time_limit)
-    return _schedule(x, orders, "async_optimal", platform, collective, {"seed": seed, "time_limit": time_limit},
+    return _schedule(x, orders, "async_optimal", platform, collective, params,
                      Status.OPTIMAL if optimal else Status.LIMIT, f"makespan {makespan:.6g} ({message})")
