@@ -37,7 +37,7 @@ def test_noisy_table_3_gives_the_six_clusters(rule, rate):
     """Issue 18: per-pair noise of +-2, 5 and 10% on Table 3; 15 seeded draws each, every one gives its partition.
 
     With the rule of seed 003's text (a candidate is compared with every group, a new group starts only when
-    it fits none); the former walk, which compared a host with one group only, found 20-28 clusters here.
+    it fits none); the former walk, which compared a host with one group only, found 20-29 clusters here.
     """
     for d in range(15):
         w = noisy_latency(grid5000_latency(), rate, np.random.default_rng([0, d, round(rate * 1000)]))
