@@ -13,7 +13,7 @@ Examples
 from __future__ import annotations
 
 from .base import Table
-from .orderings_findings import verdict
+from .orderings_findings import verdict, verdict_of
 
 __all__ = ["grid_findings"]
 
@@ -35,11 +35,7 @@ def _range(values: list[float]) -> str:
 
 def _clearly(values: list[float]) -> str:
     """``holds`` when every value is >= 5% (clearly worse), ``does not hold`` when none is, else ``partly``."""
-    return _mark([v >= 0.05 for v in values])
-
-
-def _mark(flags: list[bool]) -> str:
-    return verdict(True if all(flags) else False if not any(flags) else None)
+    return verdict_of([v >= 0.05 for v in values])
 
 
 def _fig4(means: list[tuple[int, dict]], inter: list[tuple[int, dict]]) -> list[tuple]:

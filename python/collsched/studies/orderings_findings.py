@@ -16,7 +16,7 @@ import numpy as np
 
 from .base import Table
 
-__all__ = ["findings_table", "verdict", "SERVICE_QUOTE"]
+__all__ = ["findings_table", "verdict", "verdict_of", "SERVICE_QUOTE"]
 
 #: Seed 004, section 4.2.2 and section 5.1: the sentences that decide how a busy receiver serves waiting senders.
 SERVICE_QUOTE = ('"If the receiver that the sender wants to send a message is busy, the sender sits idle." '
@@ -36,7 +36,15 @@ def verdict(ok) -> str:
     return "partly" if ok is None else "holds" if ok else "does not hold"
 
 
-def _mark(flags: list[bool]) -> str:
+def verdict_of(flags) -> str:
+    """``holds`` when every flag is true, ``does not hold`` when none is, else ``partly``.
+
+    Examples
+    --------
+    >>> verdict_of([True, True]), verdict_of([False]), verdict_of([True, False])
+    ('holds', 'does not hold', 'partly')
+    """
+    flags = list(flags)
     return verdict(True if all(flags) else False if not any(flags) else None)
 
 
@@ -88,11 +96,11 @@ def _fig10(cells, service: str) -> list[tuple]:
                "on the next receiver, the paper's own explanation (91 senders on P80, then on P81, ...)")
     rows = [(f"Fig. 10 ({service} service)", "synchronous all-to-some: caterpillar largest",
              f"caterpillar {min(ratio):+.1%} to {max(ratio):+.1%} against the best of the four; "
-             + _gaps(cells, four), _mark(worst), why)]
+             + _gaps(cells, four), verdict_of(worst), why)]
     rs = [abs(m["rspb"][0] / m["orspb"][0] - 1) for _, m in cells]
     rows.append((f"Fig. 10 ({service} service)", "RSPB and ORSPB smallest, too close to tell which is better",
                  f"RSPB and ORSPB differ by {min(rs):.1%}-{max(rs):.1%}; the smallest of the four: "
-                 + ", ".join(min(four, key=lambda a: m[a][0]) for _, m in cells), _mark(best),
+                 + ", ".join(min(four, key=lambda a: m[a][0]) for _, m in cells), verdict_of(best),
                  "they spread senders over the receivers (the paper's explanation); 'partly' or 'does not' where "
                  "the two differ by more than 5% or another order is smallest"))
     return rows
@@ -137,7 +145,7 @@ def findings_table(cells_of: dict, table_8: dict, four: tuple, asyn: Table, figu
     a2a = cells_of["async-a2a", None]
     spreads = [_spread(m, four) for _, m in a2a]
     rows.append(("Fig. 8", "asynchronous all-to-all: the four orders take almost the same time",
-                 f"spread of the four {min(spreads):.1%}-{max(spreads):.1%}", _mark([s <= 0.05 for s in spreads]),
+                 f"spread of the four {min(spreads):.1%}-{max(spreads):.1%}", verdict_of([s <= 0.05 for s in spreads]),
                  "a sender never waits for its receiver; each receiver gets the same messages whatever the order, "
                  "and serves them as they arrive"))
     per_n = [m["random"][0] / n for n, m in a2a]
@@ -153,7 +161,7 @@ def findings_table(cells_of: dict, table_8: dict, four: tuple, asyn: Table, figu
     spreads = [_spread(m, four) for _, m in a2s]
     rows.append(("Table 8", "asynchronous all-to-some: the four orders similar at every receiver share",
                  f"spread {min(spreads):.2%}-{max(spreads):.2%} (the paper's: 0.18%-0.46%)",
-                 _mark([s <= 0.01 for s in spreads]),
+                 verdict_of([s <= 0.01 for s in spreads]),
                  "every message has arrived early; receivers are busy from the start, whatever the order "
                  "(the paper's explanation)"))
     change = [a2s[-1][1][a][0] / a2s[0][1][a][0] - 1 for a in four]
@@ -186,7 +194,7 @@ def findings_table(cells_of: dict, table_8: dict, four: tuple, asyn: Table, figu
                  f"asynchronous {figure_5[0]:g}, synchronous {figure_5[1]:g}, assuming every overhead is 2", "partly",
                  "the text gives no completion time and no receiving overhead: R.O. = 2 is our assumption "
                  "(tests/orderings/test_orderings_algorithms.py)"))
-    top = {sv: _mark([max(four, key=lambda a: m[a][0]) == "caterpillar" for _, m in cells_of["sync-a2s", sv]])
+    top = {sv: verdict_of([max(four, key=lambda a: m[a][0]) == "caterpillar" for _, m in cells_of["sync-a2s", sv]])
            for sv in ("fifo", "random")}
     rows.append(("Section 4.2.2", "how a busy receiver serves waiting senders: " + SERVICE_QUOTE,
                  f"read as random service; Fig. 10's caterpillar-largest then {top['random']}, under fifo "

@@ -182,7 +182,7 @@ def async_optimal_orders(x: Exchange, *, time_limit: float = 30.0) -> tuple[list
     by any message of ``j`` arriving at or after ``t`` (``w_jt >= y``,
     ``w_jt >= w_jt'`` for ``t' > t``): the work-conserving finish time of
     the receiver. Minimise ``T``. Size: ``sum_i n_i^2`` binaries; exact
-    within seconds for a few hundred (about 8 nodes in an all-to-all).
+    within seconds up to a few hundred (7-8 nodes in an all-to-all).
 
     Examples
     --------
@@ -319,7 +319,7 @@ def open_shop_async(platform, collective, *, seed: int = 0) -> OrderSchedule:
 @register("async_optimal", family="orderings", kinds=_KINDS, series=False,
           summary="exact per-sender orders for the asynchronous model (MILP; small exchanges)")
 def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30.0,
-                  max_messages: int = 42) -> OrderSchedule:
+                  max_messages: int = 30) -> OrderSchedule:
     """Per-sender orders of least asynchronous makespan (:func:`async_optimal_orders`).
 
     Parameters
@@ -332,7 +332,8 @@ def async_optimal(platform, collective, *, seed: int = 0, time_limit: float = 30
         Seconds for the solver (> 0).
     max_messages : int
         Largest exchange solved exactly (the MILP has ``sum_i n_i^2``
-        binaries; 42 is a 7-node all-to-all, solved in about 2 s). A larger
+        binaries; 30 is a 6-node all-to-all, solved in about 0.3 s; a
+        7-node one with unequal sizes took 5 s on a loaded machine). A larger
         exchange gets :func:`open_shop_async`'s orders, status FEASIBLE, and
         a message saying so (so that ``compare`` stays fast).
 
