@@ -30,16 +30,27 @@ from dataclasses import dataclass
 
 from .xml_read import Algo
 
-__all__ = ["Finding", "lint", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_COUNT"]
+__all__ = ["Finding", "lint", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
+           "MAX_COUNT"]
 
 MAX_STEPS = 256
 """Steps per thread block the MSCCL runtime accepts (``MSCCL_MAX_NUM_STEPS``)."""
 MAX_STEPS_RCCL = 64
 """Steps per thread block RCCL's MSCCL path accepts."""
 MAX_TBS_PER_CHANNEL = 32
-"""Thread blocks per channel (``MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL``)."""
-MAX_COUNT = 72
-"""Chunks one step may move (``MSCCL_MAX_COUNT``)."""
+"""Thread blocks with a send peer, and thread blocks with a receive peer, per channel
+(``MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL``; microsoft/msccl ``src/include/msccl.h:7``,
+msccl-executor-nccl ``src/include/msccl/msccl_struct.h:17``, checked at ``src/misc/msccl/msccl_parser.cc:589,602``)."""
+MAX_TBS = 216
+"""Thread blocks per GPU: ``MSCCL_MAX_NUM_THREAD_BLOCKS`` is ``108*2`` in microsoft/msccl
+(``src/include/msccl.h:8``, checked at ``src/graph/topo.cc:903``) and ``32 * MAXCHANNELS`` = 1,024 in
+msccl-executor-nccl (``src/include/msccl/msccl_struct.h:18``); collsched holds files to the smaller."""
+MAX_CHANNELS = 32
+"""Channels: ``MAXCHANNELS`` (msccl-executor-nccl ``src/include/device.h:65``, microsoft/msccl
+``src/include/devcomm.h:51``)."""
+MAX_COUNT = 71
+"""Chunks one step may move: the parsers refuse ``count >= MSCCL_MAX_COUNT`` (72; microsoft/msccl
+``src/graph/topo.cc``, msccl-executor-nccl ``src/misc/msccl/msccl_parser.cc:577``)."""
 
 
 @dataclass(frozen=True)
