@@ -173,7 +173,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     >>> import collsched as cs
     >>> g = cs.topologies.dgx2(1)
     >>> c = cs.Scatter(source="h0", targets=g.hosts[:2], size=8)
-    >>> to_xml(g, c, cs.plan(g, c, algorithm="direct"))
+    >>> to_xml(g, c, cs.plan(g, c, algorithm="linear"))
     Traceback (most recent call last):
     ...
     collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
@@ -195,7 +195,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     n = len(hosts)
     program = drop_signals(lower_any(platform, collective, schedule_or_program)).renumbered()
     rank_of = {program.ranks.index(h): k for k, h in enumerate(hosts) if h in program.ranks}
-    stranger = next((h for h in program.ranks if h not in hosts), None)
+    busy = sorted({int(r) for r in program.op_rank})
+    stranger = next((program.ranks[r] for r in busy if program.ranks[r] not in hosts), None)
     if stranger is not None:
         raise CollschedError(f"the program uses host {stranger!r}, which is not a participant",
                              fix="MSCCL runs on the participants only: plan a schedule that uses them alone")
