@@ -87,6 +87,15 @@ def first_race(access: Sequence, tb: Sequence[int], waits: Sequence[Sequence[int
     -------
     tuple or None
 
+    Examples
+    --------
+    Two blocks write chunk ``"x"``; the second waits for the first only in the second call:
+
+    >>> first_race([[("x", "w")], [("x", "w")]], tb=[0, 1], waits=[[], []], gpu=[0, 0])
+    (0, 1, 'x')
+    >>> first_race([[("x", "w")], [("x", "w")]], tb=[0, 1], waits=[[], [0]], gpu=[0, 0]) is None
+    True
+
     Notes
     -----
     Happens-before is the transitive closure of ``waits``, kept as one bit set

@@ -190,6 +190,18 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     CollschedError
         A GPU would need more than :data:`~collsched.interop.msccl.lint.MAX_TBS`
         thread blocks, or two GPUs more than :data:`~collsched.interop.msccl.lint.MAX_CHANNELS` channels.
+
+    Examples
+    --------
+    A ring allgather: each GPU sends to one peer and receives from another, one channel.
+
+    >>> import collsched as cs
+    >>> g = cs.topologies.dgx_a100(1)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> p = drop_signals(cs.plan(g, c, algorithm="ring").lower(g, c)).renumbered()
+    >>> pl = place(p, g, c, {k: k for k in range(8)})
+    >>> sorted({pl.tb[i] for i in pl.order if pl.gpu[i] == 0}), max(pl.channel.values())
+    ([(-1, 7, 0), (1, -1, 0)], 0)
     """
     n_ops = program.n_ops
     kind = [int(k) for k in program.op_kind]
