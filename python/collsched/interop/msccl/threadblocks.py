@@ -20,8 +20,11 @@ channel in order. :func:`place` packs operations as follows.
    message's receive comes before its own in ``O`` (so both ends see the
    channel's messages in one order) and that holds fewer than
    :data:`LANE_MESSAGES`; it joins the lowest such channel that is *free*
-   (its last message's send and receive ended, in the simulation, before
-   this message's started: no new wait), else opens a channel, else (at
+   (in the simulation, its last send ended before this message's send
+   starts, and its last receive ended before this message's data arrives:
+   a receive that is posted later still ends when its data arrives, the
+   models' receives being eager), preferring a channel whose last send or
+   receive the message waits for anyway, else opens a channel, else (at
    :data:`~collsched.interop.msccl.lint.MAX_CHANNELS`) joins the one
    that frees first. To keep at most
    :data:`~collsched.interop.msccl.lint.MAX_TBS_PER_CHANNEL` send (and
@@ -235,24 +238,26 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     n = max(rank_of.values()) + 1
     groups = -(-(n - 1) // MAX_TBS_PER_CHANNEL) if n > 1 else 1
     most = MAX_CHANNELS // groups
-    lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count]
+    lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count,
+    #                                                    last send, last recv]
     channel: dict[int, int] = {}
     for r, s in sorted(pair.items(), key=lambda x: pos[x[1]]):
         a, b = gpu[s], gpu[r]
         mine = lanes.setdefault((a, b), [])
         fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] < LANE_MESSAGES]
-        free = [c for c in fits if mine[c][1] <= start[s] and mine[c][2] <= start[r]]
-        if free:
-            c = free[0]
+        free = [c for c in fits if mine[c][1] <= start[s] and mine[c][2] <= end[r]]
+        if free:   # the free lane of a message it waits for, if any: that wait then needs no nop
+            mine_deps = set(eff[s]) | set(eff[r])
+            c = next((c for c in free if mine[c][4] in mine_deps or mine[c][5] in mine_deps), free[0])
         elif len(mine) < most:
             c = len(mine)
-            mine.append([-1, 0.0, 0.0, 0])
+            mine.append([-1, 0.0, 0.0, 0, -1, -1])
         elif fits:
             c = min(fits, key=lambda c: (mine[c][2], c))
         else:
             raise CollschedError(f"gpu {a} sends to gpu {b} in an order that needs more than {most} channels",
                                  fix="export a schedule with fewer messages between two GPUs")
-        mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + 1]
+        mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + 1, s, r]
         channel[int(program.op_msg[s])] = c * groups + ((b - a) % n - 1) // MAX_TBS_PER_CHANNEL
     # step 4: thread blocks (a block's steps estimated: a message or a combined input 1, a dependency 1)
     tb: dict[int, tuple[int, int, int]] = {}
