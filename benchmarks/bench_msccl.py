@@ -45,8 +45,10 @@ def exports() -> None:
     from collsched.interop.msccl.threadblocks import drop_signals
 
     fluid = cs.models.Fluid()
-    cases = [("dgx2(1)", cs.topologies.dgx2(1), cs.AllGather, {}), ("dgx2(1)", cs.topologies.dgx2(1), cs.AllReduce, {"chunks": 4}),
-             ("ndv2(2)", cs.topologies.ndv2(2), cs.AllReduce, {"chunks": 4}), ("ndv2(1)", cs.topologies.ndv2(1), cs.AllGather, {})]
+    cases = [("dgx2(1)", cs.topologies.dgx2(1), cs.AllGather, {}),
+             ("dgx2(1)", cs.topologies.dgx2(1), cs.AllReduce, {"chunks": 4}),
+             ("ndv2(2)", cs.topologies.ndv2(2), cs.AllReduce, {"chunks": 4}),
+             ("ndv2(1)", cs.topologies.ndv2(1), cs.AllGather, {})]
     print("forest export          | tbs/gpu max | tbs total | channels | longest tb | nops | export ms | Fluid us: "
           "program w/o signals -> file")
     for name, g, kind, options in cases:

@@ -50,7 +50,8 @@ def _ranks(text: Optional[str]):
 
 @msccl_app.command("check")
 def check_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm file."),
-                  platform: Optional[str] = typer.Option(None, help=_PLATFORM_HELP + " Default: a star of ngpus hosts."),
+                  platform: Optional[str] = typer.Option(None,
+                                                         help=_PLATFORM_HELP + " Default: a star of ngpus hosts."),
                   ranks: Optional[str] = typer.Option(None, help=_RANKS_HELP)):
     """Check that the file implements its collective, cannot deadlock or race, and will be used by the runtime."""
     from .interop import msccl
@@ -110,17 +111,17 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
 
 @msccl_app.command("export")
 def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
-                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter, allreduce, "
-                                                               "alltoall, broadcast or reduce; GPU g of the file is its "
-                                                               "g-th host."),
+                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter, "
+                                                               "allreduce, alltoall, broadcast or reduce; GPU g of the "
+                                                               "file is its g-th host."),
                    schedule: Path = typer.Argument(..., help="Schedule or program file (.json) planned for them."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the MSCCL file (.xml)."),
                    proto: str = typer.Option("Simple", help="Simple, LL or LL128."),
                    min_bytes: Optional[int] = typer.Option(None, help="minBytes (default: the planned size S)."),
                    max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: S + 1)."),
-                   registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing it (.xml), "
-                                                               "for microsoft/msccl's MSCCL_CONFIG; the MSCCL executor "
-                                                               "and RCCL load a folder instead (MSCCL_ALGO_DIR).")):
+                   registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing "
+                                                               "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
+                                                               "executor and RCCL load a folder instead (MSCCL_ALGO_DIR).")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
     from .collective_io import load_collective
     from .interop import msccl

@@ -139,7 +139,7 @@ def _contiguous(slots: list) -> bool:
 
 def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
            min_bytes: int | None = None, max_bytes: int | None = None) -> str:
-    """The MSCCL XML of a schedule (lowered) or Program of an allgather, reducescatter, allreduce, alltoall, broadcast or reduce.
+    """The MSCCL XML of a schedule (lowered) or Program of any collective :data:`_KINDS` names.
 
     Parameters
     ----------
@@ -294,7 +294,8 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     lo = int(window) if min_bytes is None else int(min_bytes)
     hi = int(window) + 1 if max_bytes is None else int(max_bytes)
     if not 0 <= lo <= hi or hi == 0:
-        raise CollschedError(f"size window minBytes={lo} maxBytes={hi}", fix="give 0 <= min_bytes <= max_bytes, max_bytes > 0")
+        raise CollschedError(f"size window minBytes={lo} maxBytes={hi}",
+                             fix="give 0 <= min_bytes <= max_bytes, max_bytes > 0")
     return _render(gpus, lay, kind, name, proto, lo, hi)
 
 
@@ -307,8 +308,8 @@ def _check_limits(gpus) -> None:
                 raise CollschedError(f"gpu {g.g}: a {big['type']!r} step would move {big['cnt']} chunks, the runtime "
                                      f"moves at most {MAX_COUNT} in one step", fix="export a schedule with smaller messages")
             if len(steps) > MAX_STEPS:
-                raise CollschedError(f"gpu {g.g}: a thread block would have {len(steps)} steps, the runtime runs at most "
-                                     f"{MAX_STEPS}", fix="export a schedule with fewer messages between two GPUs")
+                raise CollschedError(f"gpu {g.g}: a thread block would have {len(steps)} steps, the runtime runs "
+                                     f"at most {MAX_STEPS}", fix="export a schedule with fewer messages between two GPUs")
 
 
 def _render(gpus, lay: Layout, kind: str, name: str, proto: str, lo: int, hi: int) -> str:
@@ -411,7 +412,7 @@ def write_registration(path: str | Path, algorithm_files) -> Path:
     maxbytes`` (``src/graph/tuning.cc:353``) instead of the file's own
     window. Its ``proto`` is read without checking that it is there
     (``mscclProtocolStrToId(protocol, ...)`` with ``protocol`` NULL when
-    absent, ``src/graph/topo.cc:1260-1277``), so collsched always writes it.
+    absent, ``src/graph/topo.cc:1259,1276``), so collsched always writes it.
     The MSCCL executor (msccl-executor-nccl, and RCCL's copy of it) has no
     registration file: it loads every file of the folder ``MSCCL_ALGO_DIR``
     (``src/misc/msccl/msccl_lifecycle.cc:79-170``) and reads each file's own

@@ -8,7 +8,7 @@ Azure/msccl-executor-nccl at c6f6b36, the executor that RCCL also carries):
   in-place mode and size match; otherwise the runtime runs NCCL's (RCCL's)
   own algorithm, silently. msccl 0.7 takes ``minBytes <= nBytes <
   maxBytes`` (``src/graph/tuning.cc:369``; a missing ``maxBytes`` is 128
-  MiB, ``src/graph/topo.cc:801``); the executor ``minBytes <= nBytes`` and
+  MiB, ``src/graph/topo.cc:805``); the executor ``minBytes <= nBytes`` and
   ``maxBytes == 0 or nBytes <= maxBytes`` (``src/misc/msccl/
   msccl_lifecycle.cc:335``), and refuses a file without ``minBytes``,
   ``maxBytes`` or ``outofplace`` (``mscclXmlGetAttrInt64`` fails on a
@@ -17,8 +17,8 @@ Azure/msccl-executor-nccl at c6f6b36, the executor that RCCL also carries):
   to the executor and none to msccl 0.7, and ``minBytes == maxBytes`` one
   size to the executor and none to msccl 0.7.
 * **Names.** msccl 0.7 knows ``coll="reduce_scatter"``, the executor
-  ``reducescatter`` (``src/graph/topo.cc:833``;
-  ``src/misc/msccl/msccl_parser.cc:345``).
+  ``reducescatter`` (``src/graph/topo.cc:837``;
+  ``src/misc/msccl/msccl_parser.cc:347``).
 * **Limits** (both parsers refuse the file): 256 steps per thread block
   (``MSCCL_MAX_NUM_STEPS``; RCCL's copy 64), ``cnt`` below 72
   (``MSCCL_MAX_COUNT``), 32 thread blocks with a send peer and 32 with a
@@ -28,12 +28,12 @@ Azure/msccl-executor-nccl at c6f6b36, the executor that RCCL also carries):
 * **Dependencies.** A ``nop`` is not kept as a step: its ``depid``/``deps``
   joins the next real step's list, and the runtime's step counter skips one
   per extra dependency (``step += numDependences - 1``,
-  ``msccl_interpreter.h:131``). A ``nop`` without a ``depid`` therefore
+  ``src/collectives/device/msccl_interpreter.h:136``). A ``nop`` without a ``depid`` therefore
   shifts the numbering of every later step of its block (another block
   waiting for one of them waits for the wrong step), ``nop`` steps at the
   end of a block are dropped with their dependencies, and a step after
   ``nop`` steps with dependencies must have a ``depid`` itself or the
-  parser refuses the file (``src/misc/msccl/msccl_parser.cc:615``). A
+  parser refuses the file (``src/misc/msccl/msccl_parser.cc:616``). A
   step's completion is signalled to other blocks only when it says
   ``hasdep="1"``.
 * **Empty steps.** A send or receive with ``cnt="0"`` moves nothing and
@@ -186,8 +186,8 @@ def _lint_gpu(algo: Algo, g, add) -> None:
             add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, but nchannels is {algo.nchannels} "
                                   f"(set nchannels=\"{tb.chan + 1}\" or use a lower channel)")
         if tb.chan >= MAX_CHANNELS:
-            add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, the runtime has channels 0..{MAX_CHANNELS - 1}"
-                                  " (use a lower channel)")
+            add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, the runtime has channels "
+                                  f"0..{MAX_CHANNELS - 1} (use a lower channel)")
         if len(tb.steps) > MAX_STEPS:
             add("error", tb.line, f"gpu {g.id} tb {tb.id}: {len(tb.steps)} steps, the runtime accepts "
                                   f"{MAX_STEPS} (split it over more thread blocks or channels)")
@@ -218,10 +218,11 @@ def _lint_gpu(algo: Algo, g, add) -> None:
                 add("warning", st.line, f"{st.at}: a {st.type!r} step with cnt 0 moves nothing and does not wait for "
                                         f"gpu {peer}: the runtime skips it (it is no barrier)")
         if pending:
-            add("error", tb.steps[-1].line, f"{tb.steps[-1].at}: nop steps with dependencies end the block: the runtime "
-                                            "drops them and their waits (remove them or put a step after them)")
+            last = tb.steps[-1]
+            add("error", last.line, f"{last.at}: nop steps with dependencies end the block: the runtime drops them "
+                                    "and their waits (remove them or put a step after them)")
     for name, counts in (("a send", senders), ("a receive", receivers)):
         for chan, count in sorted(counts.items()):
             if count > MAX_TBS_PER_CHANNEL:
-                add("error", g.line, f"gpu {g.id}: {count} thread blocks with {name} peer on channel {chan}, the runtime"
-                                     f" accepts {MAX_TBS_PER_CHANNEL} (spread them over more channels)")
+                add("error", g.line, f"gpu {g.id}: {count} thread blocks with {name} peer on channel {chan}, the "
+                                     f"runtime accepts {MAX_TBS_PER_CHANNEL} (spread them over more channels)")

@@ -12,7 +12,7 @@ chunks (:mod:`~collsched.interop.msccl.layout`):
 * a step with ``cnt="0"`` moves nothing and pairs with nothing: the
   runtime's loop over a step's chunks runs zero times (msccl-executor-nccl
   ``src/device/msccl_kernel.cu:245``, ``for (int c = 0; c < count; ...)``;
-  microsoft/msccl ``src/collectives/device/msccl_interpreter.h:140``), so
+  microsoft/msccl ``src/collectives/device/msccl_interpreter.h:146``), so
   it only waits for its dependencies and signals ``hasdep`` like a ``nop``
   (:mod:`~collsched.interop.msccl.lint` warns about it);
 * ``rrs``/``rrc``/``rrcs`` reduce what arrives with ``srcbuf[srcoff:]``
