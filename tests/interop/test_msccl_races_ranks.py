@@ -80,6 +80,12 @@ BCAST = """<algo name="b" proto="Simple" nchannels="1" nchunksperloop="1" ngpus=
 def test_hand_written_broadcast_with_root_2():
     result = msccl.check_text(BCAST, source="b.xml", size=8.0)
     assert result.imported.collective == cs.Broadcast(source="h2", targets=["h0", "h1"], size=8.0)
+    # in place, as msccl-tools writes a broadcast: the output is the input, the root has nothing to copy
+    in_place = BCAST.replace('inplace="0"\n      outofplace="1"', 'inplace="1"\n      outofplace="0"').replace(
+        '      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" '
+        'hasdep="0"/>\n', '')
+    assert in_place.count("cpy") == 0 and 'inplace="1"' in in_place
+    assert msccl.check_text(in_place, source="b.xml", size=8.0).imported.inplace
     # the root's output must hold the data too (NCCL's broadcast writes the root's receive buffer)
     no_copy = BCAST.replace('      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" '
                             'deps="-1" hasdep="0"/>\n', '')

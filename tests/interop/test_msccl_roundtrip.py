@@ -35,6 +35,8 @@ def _within_limits(algo) -> None:
         assert all(len(tb.steps) <= MAX_STEPS for tb in g.tbs)
         # a nop only carries a dependency, and every dependency is needed: no nop without one
         assert all(st.depid >= 0 for tb in g.tbs for st in tb.steps if st.type == "nop")
+        # every other step moves data: no cnt="0" send or receive, which the runtime skips
+        assert all(st.cnt > 0 for tb in g.tbs for st in tb.steps if st.type != "nop")
 
 
 @pytest.mark.parametrize("fabric, kind, algorithm", CASES)
