@@ -104,3 +104,24 @@ def test_alltoall_export_reads_back_valid(tmp_path, algorithm):
     _within_limits(imp.algo)
     before = cs.simulate(g, drop_signals(program), c, model=cs.models.Fluid()).makespan
     assert cs.simulate(g, imp.program, imp.collective, model=cs.models.Fluid()).makespan == before
+
+
+def test_export_refuses_more_thread_blocks_than_the_runtime_runs():
+    """Every GPU sends its block to 4 peers as 32 concurrent messages each: 32 channels, 256 thread blocks a GPU."""
+    from collsched.schedules.program import ProgramBuilder
+    from collsched.schedules.values import Piece, block
+
+    g = cs.topologies.star(5)
+    c = cs.AllGather(participants=g.hosts, size=2 ** 20)
+    b = ProgramBuilder(g.hosts, denominator=32)
+    for src in g.hosts:
+        for dst in g.hosts:
+            for k in range(32 if dst != src else 0):
+                b.send(src, dst, [Piece(block(0, g.host_index(src), -1), k, k + 1)], size=2 ** 15, after=(),
+                       recv_after=())
+    program = b.build()
+    cs.validate(g, c, program)
+    with pytest.raises(CollschedError) as err:
+        msccl.to_xml(g, c, program)
+    assert str(err.value) == (f"gpu 0 would need 256 thread blocks, the runtime runs at most {MAX_TBS} (export a "
+                              "schedule with fewer concurrent messages)")
