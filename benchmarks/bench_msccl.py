@@ -1,6 +1,9 @@
-"""Time reading, checking and simulating TE-CCL's 32-GPU MSCCL file (3,886 steps) on mi250(2); target < 1 s.
+"""Time reading, checking and simulating TE-CCL's 32-GPU MSCCL file (3,886 steps) on mi250(2) (target < 1 s), and
+how forest exports pack into thread blocks.
 
-Run: ``PYTHONPATH=python python benchmarks/bench_msccl.py``; prints the best of 5 runs of each phase.
+Run: ``PYTHONPATH=python python benchmarks/bench_msccl.py``; prints the best of 5 runs of each phase, then for each
+forest export: thread blocks (most on one GPU, all GPUs), channels, the longest block, ``nop`` steps, the export time,
+and the makespan under Fluid of the Program without signals and of the file read back.
 """
 
 from __future__ import annotations
@@ -35,6 +38,33 @@ def main() -> None:
     print(f"check (all)      {t_check * 1e3:8.1f} ms   (parse + lint + to_program + validate)")
     print(f"simulate (Fluid) {t_sim * 1e3:8.1f} ms   makespan {r.makespan * 1e6:.1f} us for 32 MiB blocks")
     print(f"read+check+simulate {(t_check + t_sim) * 1e3:8.1f} ms (target < 1000 ms)")
+    exports()
+
+
+def exports() -> None:
+    from collsched.interop.msccl.threadblocks import drop_signals
+
+    fluid = cs.models.Fluid()
+    cases = [("dgx2(1)", cs.topologies.dgx2(1), cs.AllGather, {}),
+             ("dgx2(1)", cs.topologies.dgx2(1), cs.AllReduce, {"chunks": 4}),
+             ("ndv2(2)", cs.topologies.ndv2(2), cs.AllReduce, {"chunks": 4}),
+             ("ndv2(1)", cs.topologies.ndv2(1), cs.AllGather, {})]
+    print("forest export          | tbs/gpu max | tbs total | channels | longest tb | nops | export ms | Fluid us: "
+          "program w/o signals -> file")
+    for name, g, kind, options in cases:
+        c = kind(participants=g.hosts, size=2 ** 20)
+        program = cs.plan(g, c, algorithm="forest", **options).lower(g, c)
+        t, text = best(lambda: msccl.to_xml(g, c, program), repeat=1)
+        algo = msccl.parse_text(text)
+        imp = msccl.to_program(algo, g, size=c.size)
+        tbs = [len(x.tbs) for x in algo.gpus]
+        steps = [st for x in algo.gpus for tb in x.tbs for st in tb.steps]
+        longest = max(len(tb.steps) for x in algo.gpus for tb in x.tbs)
+        before = cs.simulate(g, drop_signals(program), c, model=fluid).makespan
+        after = cs.simulate(g, imp.program, imp.collective, model=fluid).makespan
+        label = f"{kind.__name__} {name} {options or ''}"
+        print(f"{label:22s} | {max(tbs):11d} | {sum(tbs):9d} | {algo.nchannels:8d} | {longest:10d} | "
+              f"{sum(st.type == 'nop' for st in steps):4d} | {t * 1e3:9.0f} | {before * 1e6:.3f} -> {after * 1e6:.3f}")
 
 
 if __name__ == "__main__":

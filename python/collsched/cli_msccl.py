@@ -40,15 +40,23 @@ def _platform(text: Optional[str]):
 
 
 _PLATFORM_HELP = "A platform file, or a GPU fabric: dgx2, ndv2, dgx_a100, mi250 (':N' for N boxes, e.g. mi250:2)."
+_RANKS_HELP = ("The platform's host of GPU 0, 1, ... of the file, comma-separated (default: the platform's first "
+               "ngpus hosts).")
+
+
+def _ranks(text: Optional[str]):
+    return None if text is None else [h.strip() for h in text.split(",") if h.strip()]
 
 
 @msccl_app.command("check")
 def check_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm file."),
-                  platform: Optional[str] = typer.Option(None, help=_PLATFORM_HELP + " Default: a star of ngpus hosts.")):
-    """Check that the file implements its collective, cannot deadlock, and will be used by the runtime."""
+                  platform: Optional[str] = typer.Option(None,
+                                                         help=_PLATFORM_HELP + " Default: a star of ngpus hosts."),
+                  ranks: Optional[str] = typer.Option(None, help=_RANKS_HELP)):
+    """Check that the file implements its collective, cannot deadlock or race, and will be used by the runtime."""
     from .interop import msccl
 
-    result = msccl.check(file, _platform(platform))
+    result = msccl.check(file, _platform(platform), ranks=_ranks(ranks))
     for w in result.warnings:
         console.print(str(w), soft_wrap=True, markup=False)
     console.print(f"{file}: {result.summary()}", soft_wrap=True, markup=False)
@@ -58,7 +66,9 @@ def check_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm fil
 def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm file."),
                      platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                      size: str = typer.Option("1MiB", metavar="BYTES", help="The collective's size: an allgather's "
-                                              "block per GPU, a reducescatter's result block, an allreduce's vector."),
+                                              "block per GPU, a reducescatter's result block, an allreduce's, "
+                                              "broadcast's or reduce's vector."),
+                     ranks: Optional[str] = typer.Option(None, help=_RANKS_HELP),
                      gantt: Optional[Path] = typer.Option(None, help="Also draw a Gantt chart (.png, .svg or .pdf)."),
                      compare: bool = typer.Option(False, "--compare", help="Also rank it among collsched's algorithms "
                                                   "for the same collective and fabric.")):
@@ -71,7 +81,7 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
     check_output(gantt, (".png", ".svg", ".pdf"), option="--gantt")
     p = _platform(platform)
     nbytes = parse_quantity(size, "size")
-    result = msccl.check(file, p, size=nbytes)
+    result = msccl.check(file, p, size=nbytes, ranks=_ranks(ranks))
     imp = result.imported
     model = models.Fluid()
     r = simulate(p, imp.program, imp.collective, model=model)
@@ -101,14 +111,17 @@ def simulate_command(file: Path = typer.Argument(..., help="MSCCL XML algorithm 
 
 @msccl_app.command("export")
 def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
-                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter, allreduce or "
-                                                               "alltoall over the platform's first hosts."),
+                   collective: Path = typer.Argument(..., help="Collective file (.json): allgather, reducescatter, "
+                                                               "allreduce, alltoall, broadcast or reduce; GPU g of the "
+                                                               "file is its g-th host."),
                    schedule: Path = typer.Argument(..., help="Schedule or program file (.json) planned for them."),
                    output: Path = typer.Option(..., "-o", "--output", help="Where to write the MSCCL file (.xml)."),
                    proto: str = typer.Option("Simple", help="Simple, LL or LL128."),
-                   min_bytes: Optional[int] = typer.Option(None, help="minBytes (default: the planned size)."),
-                   max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: the planned size)."),
-                   registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing it (.xml).")):
+                   min_bytes: Optional[int] = typer.Option(None, help="minBytes (default: the planned size S)."),
+                   max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: S + 1)."),
+                   registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing "
+                                                               "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
+                                                               "executor and RCCL load a folder instead (MSCCL_ALGO_DIR).")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
     from .collective_io import load_collective
     from .interop import msccl
@@ -120,7 +133,7 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     c = load_collective(collective)
     s = load_program_or_schedule(schedule)
     msccl.write(output, p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
-    result = msccl.check(output, p, size=c.size)
+    result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))
     console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)
     if registration is not None:
         msccl.write_registration(registration, [output])

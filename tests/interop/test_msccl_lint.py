@@ -6,7 +6,7 @@ import pytest
 
 from collsched.errors import FormatError, ValidationError
 from collsched.interop import msccl
-from collsched.interop.msccl.lint import MAX_COUNT, MAX_STEPS, MAX_TBS_PER_CHANNEL
+from collsched.interop.msccl.lint import MAX_COUNT, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
 from collsched.interop.msccl.xml_read import EXAMPLE
 
 STEP = '<step s="{s}" type="{t}" srcbuf="o" srcoff="{o}" dstbuf="o" dstoff="{o}" cnt="{c}" depid="-1" deps="-1" hasdep="0"/>'
@@ -26,11 +26,51 @@ def _messages(text):
 
 
 def test_size_window_warnings():
+    """The two runtimes read the window differently (see lint's docstring): each finding says which one falls back."""
     assert _messages(EXAMPLE.replace('minBytes="1024"', 'minBytes="4096"').replace('maxBytes="1073741824"', 'maxBytes="2048"')) \
-        == ['t.xml:1: warning: minBytes 4096 > maxBytes 2048: the runtime uses the algorithm for no message size (swap them)']
-    assert _messages(EXAMPLE.replace(' maxBytes="1073741824"', '')) == [
-        "t.xml:1: warning: minBytes or maxBytes is missing: the runtime reads 0 and uses the algorithm for no message "
-        "size (set both)"]
+        == ['t.xml:1: error: minBytes 4096 > maxBytes 2048: microsoft/msccl refuses the file and the executor uses it '
+            'for no size (swap them)']
+    assert _messages(EXAMPLE.replace(' maxBytes="1073741824"', '').replace(' outofplace="0"', '')) == [
+        "t.xml:1: warning: maxBytes and outofplace missing: the MSCCL executor and RCCL refuse the file (write all "
+        "three)"]
+    assert _messages(EXAMPLE.replace('minBytes="1024"', 'minBytes="1073741824"')) == [
+        't.xml:1: warning: minBytes = maxBytes = 1073741824: microsoft/msccl uses the algorithm for no size (it needs '
+        'nBytes < maxBytes; write maxBytes="1073741825")']
+    assert _messages(EXAMPLE.replace('coll="allgather"', 'coll="reduce_scatter"')) == [
+        "t.xml:1: warning: coll is reduce_scatter: the MSCCL executor and RCCL know it as reducescatter (only "
+        "microsoft/msccl reads reduce_scatter)"]
+
+
+def test_nop_rules_of_the_runtime():
+    """A nop is folded into the next step's dependencies: the three ways that goes wrong."""
+    cpy = STEP.format(s=1, t="cpy", o=0, c=1)
+    bare = STEP.format(s=0, t="nop", o=-1, c=0)
+    assert _messages(_algo(f'<tb id="0" send="-1" recv="-1" chan="0">\n{bare}\n{cpy}\n</tb>\n', "")) == [
+        "t.xml:4: error: gpu 0 tb 0 step 0: a nop without depid: the runtime drops it and numbers the later steps of "
+        "the block one lower, so a block waiting for them waits for the wrong step (remove it)"]
+    nop = bare.replace('depid="-1" deps="-1"', 'depid="1" deps="0"')
+    waited = STEP.format(s=0, t="cpy", o=1, c=1).replace('hasdep="0"', 'hasdep="1"')
+    blocks = (f'<tb id="0" send="-1" recv="-1" chan="0">\n{nop}\n{cpy}\n</tb>\n'
+              f'<tb id="1" send="-1" recv="-1" chan="0">\n{waited}\n</tb>\n')
+    assert _messages(_algo(blocks, "")) == [
+        "t.xml:5: error: gpu 0 tb 0 step 1: follows nop steps with dependencies but has no depid: the runtime refuses "
+        "the file (give it the last dependency, as msccl-tools does)"]
+    first, last = cpy.replace(' s="1"', ' s="0"'), nop.replace(' s="0"', ' s="1"')
+    trailing = blocks.replace(f"{nop}\n{cpy}", f"{first}\n{last}")
+    assert _messages(_algo(trailing, "")) == [
+        "t.xml:5: error: gpu 0 tb 0 step 1: nop steps with dependencies end the block: the runtime drops them and "
+        "their waits (remove them or put a step after them)"]
+
+
+def test_empty_send_is_no_barrier():
+    text = EXAMPLE.replace('type="s" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="1"',
+                           'type="s" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="0"')
+    assert _messages(text) == ["t.xml:5: warning: gpu 0 tb 0 step 0: a 's' step with cnt 0 moves nothing and does not "
+                               "wait for gpu 1: the runtime skips it (it is no barrier)"]
+    # and the symbolic run agrees: nothing reaches gpu 1's receive, which then pairs with no send
+    with pytest.raises(ValidationError, match=r"^t\.xml:12: gpu 1 tb 0 step 1: receives from gpu 0 on channel 0, but "
+                                              r"gpu 0 sends only 0 times to gpu 1 there"):
+        msccl.check_text(text, source="t.xml")
 
 
 def test_mode_and_channel_errors():
@@ -43,16 +83,27 @@ def test_mode_and_channel_errors():
 
 
 def test_runtime_limits():
-    many = "".join(STEP.format(s=k, t="nop", o=-1, c=0) + "\n" for k in range(MAX_STEPS + 1))
+    many = "".join(STEP.format(s=k, t="cpy", o=0, c=1) + "\n" for k in range(MAX_STEPS + 1))
     text = _algo(f'<tb id="0" send="-1" recv="-1" chan="0">\n{many}</tb>\n', "")
     assert _messages(text) == [f"t.xml:3: error: gpu 0 tb 0: {MAX_STEPS + 1} steps, the runtime accepts {MAX_STEPS} "
                                "(split it over more thread blocks or channels)"]
-    tbs = "".join(f'<tb id="{k}" send="-1" recv="-1" chan="0">\n</tb>\n' for k in range(MAX_TBS_PER_CHANNEL + 1))
-    assert _messages(_algo(tbs, "")) == [f"t.xml:2: error: gpu 0: {MAX_TBS_PER_CHANNEL + 1} thread blocks on channel 0, "
-                                          f"the runtime accepts {MAX_TBS_PER_CHANNEL} (spread them over more channels)"]
+    tbs = "".join(f'<tb id="{k}" send="1" recv="-1" chan="0">\n</tb>\n' for k in range(MAX_TBS_PER_CHANNEL + 1))
+    assert _messages(_algo(tbs, "")) == [f"t.xml:2: error: gpu 0: {MAX_TBS_PER_CHANNEL + 1} thread blocks with a send "
+                                          f"peer on channel 0, the runtime accepts {MAX_TBS_PER_CHANNEL} (spread them over "
+                                          "more channels)"]
+    tbs = "".join(f'<tb id="{k}" send="-1" recv="-1" chan="0">\n</tb>\n' for k in range(MAX_TBS + 1))
+    assert _messages(_algo(tbs, "")) == [f"t.xml:2: error: gpu 0: {MAX_TBS + 1} thread blocks, microsoft/msccl runs at "
+                                          f"most {MAX_TBS} per GPU (pack operations with the same peers into fewer blocks)"]
+    gap = '<tb id="0" send="-1" recv="-1" chan="0">\n</tb>\n<tb id="2" send="-1" recv="-1" chan="0">\n</tb>\n'
+    assert _messages(_algo(gap, "")) == ["t.xml:2: error: gpu 0: thread block ids skip 1: the runtime refuses the file "
+                                         "(number them 0, 1, 2, ...)"]
+    far = _algo('<tb id="0" send="-1" recv="-1" chan="32">\n</tb>\n', "", nchannels="33")
+    assert _messages(far) == ["t.xml:3: error: gpu 0 tb 0: channel 32, the runtime has channels 0..31 (use a lower "
+                              "channel)"]
     big = _algo(f'<tb id="0" send="-1" recv="-1" chan="0">\n{STEP.format(s=0, t="cpy", o=0, c=MAX_COUNT + 1)}\n</tb>\n',
                 "", nchunksperloop="200", ngpus="2")
     big = big.replace('o_chunks="2"', 'o_chunks="200"')
+    assert MAX_COUNT == 71   # the parsers refuse count >= MSCCL_MAX_COUNT = 72
     assert _messages(big) == [f"t.xml:4: error: gpu 0 tb 0 step 0: cnt {MAX_COUNT + 1} > {MAX_COUNT}, the most a "
                               "step may move (split the step)"]
 

@@ -1,26 +1,48 @@
-"""Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce on dgx2(1), ndv2(1), dgx_a100(1)."""
+"""Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce, Broadcast and Reduce on dgx2(1),
+ndv2(1), dgx_a100(1): valid, within the runtime's limits, and as fast under Fluid as the Program it came from."""
 
 from __future__ import annotations
 
 import pytest
 
 import collsched as cs
-from collsched.errors import CollschedError
 from collsched.algorithms import registry
+from collsched.errors import CollschedError
 from collsched.interop import msccl
+from collsched.interop.msccl.lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
+from collsched.interop.msccl.threadblocks import drop_signals
 
 FABRICS = {"dgx2": lambda: cs.topologies.dgx2(1), "ndv2": lambda: cs.topologies.ndv2(1),
            "dgx_a100": lambda: cs.topologies.dgx_a100(1)}
-KINDS = {"allgather": cs.AllGather, "reducescatter": cs.ReduceScatter, "allreduce": cs.AllReduce}
+KINDS = {"allgather": lambda h: cs.AllGather(participants=h, size=2 ** 20),
+         "reducescatter": lambda h: cs.ReduceScatter(participants=h, size=2 ** 20),
+         "allreduce": lambda h: cs.AllReduce(participants=h, size=2 ** 20),
+         "broadcast": lambda h: cs.Broadcast(source=h[0], targets=h[1:], size=2 ** 20),
+         "reduce": lambda h: cs.Reduce(participants=h, target=h[0], size=2 ** 20)}
 
-CASES = [(f, k, a.name) for f in FABRICS for k, C in KINDS.items()
-         for a in registry.applicable(C(participants=["h0", "h1"], size=1.0))]
+CASES = [(f, k, a.name) for f in FABRICS for k, make in KINDS.items()
+         for a in registry.applicable(make(["h0", "h1", "h2"]))]
+
+
+def _within_limits(algo) -> None:
+    """What the runtime refuses: more thread blocks per GPU or per channel, channels, steps per block."""
+    assert algo.nchannels <= MAX_CHANNELS
+    for g in algo.gpus:
+        assert len(g.tbs) <= MAX_TBS
+        for chan in range(algo.nchannels):
+            assert sum(1 for tb in g.tbs if tb.chan == chan and tb.send >= 0) <= MAX_TBS_PER_CHANNEL
+            assert sum(1 for tb in g.tbs if tb.chan == chan and tb.recv >= 0) <= MAX_TBS_PER_CHANNEL
+        assert all(len(tb.steps) <= MAX_STEPS for tb in g.tbs)
+        # a nop only carries a dependency, and every dependency is needed: no nop without one
+        assert all(st.depid >= 0 for tb in g.tbs for st in tb.steps if st.type == "nop")
+        # every other step moves data: no cnt="0" send or receive, which the runtime skips
+        assert all(st.cnt > 0 for tb in g.tbs for st in tb.steps if st.type != "nop")
 
 
 @pytest.mark.parametrize("fabric, kind, algorithm", CASES)
 def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
     g = FABRICS[fabric]()
-    c = KINDS[kind](participants=g.hosts, size=2 ** 20)
+    c = KINDS[kind](list(g.hosts))
     program = cs.plan(g, c, algorithm=algorithm).lower(g, c)
     path = msccl.write(tmp_path / f"{algorithm}.xml", g, c, program)
     result = msccl.check(path, g, size=c.size)
@@ -28,21 +50,39 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
     assert imp.collective == c
     cs.validate(g, imp.collective, imp.program)
     algo = imp.algo
-    assert algo.min_bytes == algo.max_bytes == int(msccl.call_bytes(c)) and algo.ngpus == len(g.hosts)
+    assert (algo.min_bytes, algo.max_bytes) == (int(msccl.call_bytes(c)), int(msccl.call_bytes(c)) + 1)
+    assert algo.ngpus == len(g.hosts)
     assert all(w.message.startswith("gpu ") and "RCCL accepts 64" in w.message for w in result.warnings)
-    before = cs.simulate(g, program, c, model=cs.models.Fluid()).makespan
+    _within_limits(algo)
+    # the file has no messages without data (the runtime has none): it runs the Program without its signals,
+    # packed into thread blocks, in the same time under Fluid
+    sent = drop_signals(program)
+    before = cs.simulate(g, sent, c, model=cs.models.Fluid()).makespan
     after = cs.simulate(g, imp.program, imp.collective, model=cs.models.Fluid()).makespan
     assert after == before
     assert imp.program.bytes_sent == program.bytes_sent
+
+
+def test_forest_thread_blocks_within_the_runtime_limit():
+    """The forest's many concurrent messages between two GPUs: once 120 channels (240 thread blocks per GPU)."""
+    g = cs.topologies.dgx2(1)
+    c = cs.AllGather(participants=g.hosts, size=2 ** 20)
+    algo = msccl.parse_text(msccl.to_xml(g, c, cs.plan(g, c, algorithm="forest")))
+    assert (algo.nchannels, max(len(x.tbs) for x in algo.gpus)) == (13, 25)
+    _within_limits(algo)
 
 
 def test_registration_file(tmp_path):
     g = cs.topologies.ndv2(1)
     c = cs.AllGather(participants=g.hosts, size=2 ** 20)
     a = msccl.write(tmp_path / "ring.xml", g, c, cs.plan(g, c, algorithm="ring"))
-    b = msccl.write(tmp_path / "direct.xml", g, c, cs.plan(g, c, algorithm="direct"))
+    b = msccl.write(tmp_path / "direct.xml", g, c, cs.plan(g, c, algorithm="direct"), proto="LL")
     reg = msccl.write_registration(tmp_path / "algos.xml", [a, b])
-    assert reg.read_text() == '<msccl_algos>\n  <load path="ring.xml"/>\n  <load path="direct.xml"/>\n</msccl_algos>\n'
+    assert reg.read_text() == (
+        '<msccl_algos>\n'
+        '  <load path="ring.xml" minbytes="8388608" maxbytes="8388609" proto="Simple"/>\n'
+        '  <load path="direct.xml" minbytes="8388608" maxbytes="8388609" proto="LL"/>\n'
+        '</msccl_algos>\n')
 
 
 A2A = [a.name for a in registry.applicable(cs.AllToAll(senders=["h0", "h1"], size=1.0))]
@@ -61,5 +101,27 @@ def test_alltoall_export_reads_back_valid(tmp_path, algorithm):
     path = msccl.write(tmp_path / f"{algorithm}.xml", g, c, program)
     imp = msccl.check(path, g, size=c.size).imported
     assert imp.collective == c
-    before = cs.simulate(g, program, c, model=cs.models.Fluid()).makespan
+    _within_limits(imp.algo)
+    before = cs.simulate(g, drop_signals(program), c, model=cs.models.Fluid()).makespan
     assert cs.simulate(g, imp.program, imp.collective, model=cs.models.Fluid()).makespan == before
+
+
+def test_export_refuses_more_thread_blocks_than_the_runtime_runs():
+    """Every GPU sends its block to 4 peers as 32 concurrent messages each: 32 channels, 256 thread blocks a GPU."""
+    from collsched.schedules.program import ProgramBuilder
+    from collsched.schedules.values import Piece, block
+
+    g = cs.topologies.star(5)
+    c = cs.AllGather(participants=g.hosts, size=2 ** 20)
+    b = ProgramBuilder(g.hosts, denominator=32)
+    for src in g.hosts:
+        for dst in g.hosts:
+            for k in range(32 if dst != src else 0):
+                b.send(src, dst, [Piece(block(0, g.host_index(src), -1), k, k + 1)], size=2 ** 15, after=(),
+                       recv_after=())
+    program = b.build()
+    cs.validate(g, c, program)
+    with pytest.raises(CollschedError) as err:
+        msccl.to_xml(g, c, program)
+    assert str(err.value) == (f"gpu 0 would need 256 thread blocks, the runtime runs at most {MAX_TBS} (export a "
+                              "schedule with fewer concurrent messages)")

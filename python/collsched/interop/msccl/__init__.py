@@ -17,7 +17,7 @@ Examples
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "ring.xml"
 >>> _ = msccl.write(path, g, c, cs.plan(g, c, algorithm="ring"))
 >>> msccl.check(path, g).summary()
-'valid allgather on 4 gpus (in place): 16 thread blocks, 96 steps, 1.049MB per chunk per rank (4 chunks per loop), 0 warnings'
+'valid allgather on 4 gpus (in place): 8 thread blocks, 24 steps, 1.049MB per chunk per rank (4 chunks per loop), 0 warnings'
 """
 
 from .check import Checked, check, check_text, read

@@ -28,20 +28,22 @@ __all__ = ["Checked", "check", "check_text", "read"]
 
 
 def read(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE, task_cost: float = 0.0,
-         inplace: bool | None = None) -> Imported:
+         inplace: bool | None = None, ranks=None) -> Imported:
     """Read an MSCCL file into a Program and the collective it claims (no validation beyond the file's own).
 
     Parameters
     ----------
     path : str or Path
     platform : Platform, optional
-        Its first ``ngpus`` hosts are the GPUs.
+        Where the GPUs are.
     size : float
         The collective's size (see :data:`~collsched.interop.msccl.program.DEFAULT_SIZE`).
     task_cost : float
         Flop to combine two whole vectors (reductions).
     inplace : bool, optional
         The mode to read (default: in place if the file allows it).
+    ranks : sequence of str, optional
+        The host of GPU ``0, 1, ...`` (default: the platform's first hosts).
 
     Returns
     -------
@@ -60,7 +62,7 @@ def read(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE, task_co
     ...
     collsched.errors.FormatError: /no/such.xml: cannot read: No such file or directory (check the path)
     """
-    return to_program(parse(path), platform, size=size, task_cost=task_cost, inplace=inplace)
+    return to_program(parse(path), platform, size=size, task_cost=task_cost, inplace=inplace, ranks=ranks)
 
 
 @dataclass(frozen=True)
@@ -100,13 +102,14 @@ class Checked:
                 f"per loop), {len(self.warnings)} warning{'' if len(self.warnings) == 1 else 's'}")
 
 
-def check(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE) -> Checked:
+def check(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE, ranks=None) -> Checked:
     """Everything collsched can say about an MSCCL file before it runs on GPUs.
 
     The file parses; it runs symbolically without deadlock, each receive
     paired with a send; every output chunk ends with the right value (in
-    every mode the file claims: in place, out of place); the Program passes
-    :func:`collsched.validate`; and the lint finds no error.
+    every mode the file claims: in place, out of place); no two thread
+    blocks of a GPU race on a chunk (:mod:`~collsched.interop.msccl.races`);
+    the Program passes :func:`collsched.validate`; and the lint finds no error.
 
     Parameters
     ----------
@@ -115,6 +118,8 @@ def check(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE) -> Che
         Default: a star of ``ngpus`` hosts (the check does not depend on it).
     size : float
         The collective's size, for the bytes per chunk reported.
+    ranks : sequence of str, optional
+        The host of GPU ``0, 1, ...`` (default: the platform's first hosts).
 
     Returns
     -------
@@ -133,10 +138,10 @@ def check(path: str | Path, platform=None, *, size: float = DEFAULT_SIZE) -> Che
     ...
     collsched.errors.FormatError: /no/such.xml: cannot read: No such file or directory (check the path)
     """
-    return _check(parse(path), platform, size)
+    return _check(parse(path), platform, size, ranks)
 
 
-def check_text(text: str, platform=None, *, size: float = DEFAULT_SIZE, source: str = "<text>") -> Checked:
+def check_text(text: str, platform=None, *, size: float = DEFAULT_SIZE, source: str = "<text>", ranks=None) -> Checked:
     """:func:`check` of XML text rather than a file.
 
     Examples
@@ -147,10 +152,10 @@ def check_text(text: str, platform=None, *, size: float = DEFAULT_SIZE, source: 
     """
     from .xml_read import parse_text
 
-    return _check(parse_text(text, source=source), platform, size)
+    return _check(parse_text(text, source=source), platform, size, ranks)
 
 
-def _check(algo, platform, size: float) -> Checked:
+def _check(algo, platform, size: float, ranks) -> Checked:
     if platform is None:
         from ...platform.topologies import star
 
@@ -162,7 +167,7 @@ def _check(algo, platform, size: float) -> Checked:
     modes = [m for m, on in ((True, algo.inplace), (False, algo.outofplace)) if on] or [algo.inplace]
     first = None
     for mode in modes:
-        imp = to_program(algo, platform, size=size, inplace=mode)
+        imp = to_program(algo, platform, size=size, inplace=mode, ranks=ranks)
         try:
             validate(platform, imp.collective, imp.program)
         except ValidationError as exc:

@@ -2,41 +2,51 @@
 
 How a Program becomes MSCCL (:func:`to_xml`):
 
-* GPUs are the collective's participants, which must be the platform's
-  first ``N`` hosts in order (the file names GPUs by rank);
+* GPUs: GPU ``g`` is the collective's ``hosts[g]`` (its participants in
+  order; a broadcast's source first), wherever they are in the platform;
 * chunks: ``nchunksperloop`` = ``N · d`` for an allgather or alltoall,
-  ``d`` (scaled to a multiple of ``N``) for a reducescatter or allreduce,
-  where ``d`` is the coarsest unit that cuts every piece where the Program
-  does (its denominator over the gcd of the pieces' bounds); a piece is
-  that many chunks (:mod:`~collsched.interop.msccl.layout`);
+  ``d`` for a broadcast or reduce, ``d`` scaled to a multiple of ``N`` for a
+  reducescatter or allreduce, where ``d`` is the coarsest unit that cuts
+  every piece where the Program does (its denominator over the gcd of the
+  pieces' bounds); a piece is that many chunks
+  (:mod:`~collsched.interop.msccl.layout`);
 * buffers: an allgather is written in place (each block is already where it
   ends); the others out of place (the input is never written; an
-  alltoall's block to itself is copied by ``cpy`` steps); a value a GPU holds that is not one of its results goes to a
-  fresh scratch chunk, and no chunk is ever reused for another value;
-* thread blocks: one per peer a GPU sends to (``send=p recv=-1``) and
-  per peer it receives from, per channel, and blocks for local work; a
-  step of a thread block runs after the previous one, and the runtime pairs
-  two GPUs' messages on a channel in order, so a message goes on the lowest
-  channel where the previous message between the same two GPUs is already
-  among what its send and its receive wait for (:func:`_channels`), and a
-  computation on a block for local work whose last step it already waits
-  for (a new block if none): no step waits for what the Program does not;
-* operations: a send is an ``s`` step, a receive an ``r`` step (then
-  ``cpy`` steps if its chunks go to places that are not contiguous), a
-  reduction ``cpy`` of its first input then ``re`` of each other input, a
-  signal (a message with no data) ``s``/``r`` with ``cnt="0"``, a
-  computation with no data a ``nop``; a dependency on another thread block
-  is ``depid``/``deps``, one per step (``nop`` steps carry the others), and
+  alltoall's block to itself and a broadcast root's data are copied to the
+  output by ``cpy`` steps); a value a GPU holds that is not one of its
+  results goes to a fresh scratch chunk, and no chunk is ever reused for
+  another value (so no two thread blocks race on a chunk);
+* signals: the Program's messages without data are not written (the
+  runtime has no such message: a ``cnt="0"`` step moves nothing and waits
+  for no peer), nor its computations without data
+  (:func:`~collsched.interop.msccl.threadblocks.drop_signals`);
+* thread blocks, channels and step dependencies:
+  :func:`~collsched.interop.msccl.threadblocks.place`, within the runtime's
+  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock;
+* operations: a send is an ``s`` step (after ``cpy`` steps if its chunks are
+  not contiguous), a receive an ``r`` step (then ``cpy`` steps if its
+  chunks go to places that are not contiguous), a reduction ``cpy`` of its
+  first input then ``re`` of each other input (the runtime computes
+  ``dst = src ⊕ dst``: a reduce's operands are then combined in another
+  order than collsched's, which only matters for an operator that is not
+  commutative, and MSCCL runs only sum, product, min and max); a dependency
+  on another thread block is ``depid``/``deps``, one per step (a ``nop``
+  before the step carries each other one, as msccl-tools writes them), and
   the step waited for has ``hasdep="1"``;
-* ``minBytes``/``maxBytes``: the window given, by default exactly the size
-  the schedule was planned for, as the runtime counts it (the bytes of the
-  call's larger buffer: ``N · size`` for an allgather or a reducescatter,
-  ``size`` for an allreduce); ``ngpus``, ``coll``, ``proto`` set.
+* ``minBytes``/``maxBytes``: the window given, by default ``S`` and
+  ``S + 1`` where ``S`` is the size the schedule was planned for as the
+  runtime counts it (:func:`call_bytes`): microsoft/msccl uses a file for
+  ``minBytes <= nBytes < maxBytes`` (``src/graph/tuning.cc:369``), the
+  executor for ``minBytes <= nBytes <= maxBytes`` with 0 meaning no limit
+  (msccl-executor-nccl ``src/misc/msccl/msccl_lifecycle.cc:335``), so both
+  use it at ``S``; ``ngpus``, ``coll`` (``reducescatter``, as msccl-tools
+  and the executor name it), ``proto`` set.
 
 The file reads back (:func:`~collsched.interop.msccl.read`) into a Program
 that validates; its receives, sends and computations are those of the
-original (plus ``cpy``/``nop`` of cost 0), so under ``Fluid`` it takes the
-same time when the original's operations on one peer already ran in order.
+Program without signals (plus ``cpy``/``nop`` of cost 0), and the tests
+check that it takes the same time under ``Fluid`` for every registered
+algorithm on three GPU fabrics.
 
 Examples
 --------
@@ -44,7 +54,7 @@ Examples
 >>> g = cs.topologies.star(2)
 >>> c = cs.AllGather(participants=g.hosts, size=2**20)
 >>> print(to_xml(g, c, cs.plan(g, c, algorithm="ring"), name="ring2").splitlines()[0])
-<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather" inplace="1" outofplace="0" minBytes="2097152" maxBytes="2097152">
+<algo name="ring2" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather" inplace="1" outofplace="0" minBytes="2097152" maxBytes="2097153">
 """
 
 from __future__ import annotations
@@ -58,15 +68,17 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import CollschedError, FormatError
-from ...schedules.program import COMPUTE, RECV, SEND
+from ...schedules.program import RECV, SEND
 from ...schedules.validate import lower_any
-from .layout import Layout
-from .lint import MAX_COUNT
+from .layout import ROOTED, Layout
+from .lint import MAX_COUNT, MAX_STEPS
+from .threadblocks import drop_signals, place
 from .xml_read import MAX_CHUNKS
 
 __all__ = ["to_xml", "write", "write_registration", "call_bytes"]
 
-_KINDS = {"allgather": "allgather", "reducescatter": "reduce_scatter", "allreduce": "allreduce", "alltoall": "alltoall"}
+_KINDS = {"allgather": "allgather", "reducescatter": "reducescatter", "allreduce": "allreduce", "alltoall": "alltoall",
+          "broadcast": "broadcast", "reduce": "reduce"}
 
 
 def call_bytes(collective) -> float:
@@ -77,9 +89,13 @@ def call_bytes(collective) -> float:
     >>> import collsched as cs
     >>> call_bytes(cs.AllGather(participants=["h0", "h1"], size=8)), call_bytes(cs.AllReduce(participants=["h0", "h1"], size=8))
     (16.0, 8.0)
+    >>> call_bytes(cs.Broadcast(source="h1", targets=["h0", "h2"], size=8))
+    8.0
     """
     n = len(collective.hosts)
-    return float(collective.size if collective.kind == "allreduce" else n * np.max(collective.size))
+    if collective.kind in ("allreduce", "broadcast", "reduce"):
+        return float(collective.size)
+    return float(n * np.max(collective.size))
 
 
 class _Gpu:
@@ -87,25 +103,10 @@ class _Gpu:
 
     def __init__(self, g: int, lay: Layout):
         self.g = g
-        self.tbs: dict[tuple[int, int], list[dict]] = {}
+        self.tbs: dict[tuple[int, int, int], list[dict]] = {}
         self.slot_of: dict = {v: s for s, v in lay.initial(g).items()}
         self.target = {v: s for s, v in lay.expected(g).items()}
         self.scratch = 0
-        self.last: dict[tuple[int, int, int], int] = {}   # thread block -> the op its last step belongs to
-
-    def tb(self, send: int, recv: int, k: int = 0) -> tuple[int, int, int]:
-        self.tbs.setdefault((send, recv, k), [])
-        return send, recv, k
-
-    def local_tb(self, ancestors: int) -> tuple[int, int, int]:
-        """A thread block for a computation: one whose last operation it already waits for (no false wait)."""
-        for key in sorted(self.tbs):
-            if key[:2] == (-1, -1):
-                last = self.last.get(key)
-                if last is None or (ancestors >> last) & 1:
-                    return key
-        return self.tb(-1, -1, sum(1 for key in self.tbs if key[:2] == (-1, -1)))
-
 
     def fresh(self, count: int) -> list[tuple[str, int]]:
         out = [("s", self.scratch + x) for x in range(count)]
@@ -119,49 +120,6 @@ class _Gpu:
             slot = self.target.get(t) or self.slot_of.get(t)
             out.append(slot if slot is not None else self.fresh(1)[0])
         return out
-
-
-def _ancestors(program) -> list[int]:
-    """For each operation, the bitset of the operations it waits for, directly or not (dependencies come first)."""
-    out: list[int] = []
-    for i in range(program.n_ops):
-        mask = 0
-        for dep in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]:
-            dep = int(dep)
-            if dep >= i:
-                raise CollschedError(f"op {i} of the program waits for op {dep}, which comes after it",
-                                     fix="build programs with ProgramBuilder")
-            mask |= out[dep] | (1 << dep)
-        out.append(mask)
-    return out
-
-
-def _channels(program, ancestors: list[int]) -> dict[int, int]:
-    """A channel per message: the lowest on which both ends' previous messages of the pair are already waited for.
-
-    MSCCL runs a thread block's steps in order and pairs the messages of two
-    GPUs on a channel in order; a message goes on a channel where the
-    previous send (and receive) of the same pair are among the operations
-    its send (and receive) wait for anyway, so no step waits for what the
-    Program does not, and both ends see the messages in the same order.
-    """
-    send, recv = program.message_ops()
-    last: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    out: dict[int, int] = {}
-    for m in sorted(range(len(send)), key=lambda m: send[m]):
-        s, r = int(send[m]), int(recv[m])
-        if s < 0 or r < 0:
-            continue
-        chans = last.setdefault((int(program.op_rank[s]), int(program.op_rank[r])), [])
-        for c, (ls, lr) in enumerate(chans):
-            if (ancestors[s] >> ls) & 1 and (ancestors[r] >> lr) & 1:
-                break
-        else:
-            c = len(chans)
-            chans.append((s, r))
-        chans[c] = (s, r)
-        out[m] = c
-    return out
 
 
 def _runs(src: list, dst: list):
@@ -181,20 +139,21 @@ def _contiguous(slots: list) -> bool:
 
 def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
            min_bytes: int | None = None, max_bytes: int | None = None) -> str:
-    """The MSCCL XML of a schedule (lowered) or Program of an allgather, reducescatter, allreduce or alltoall.
+    """The MSCCL XML of a schedule (lowered) or Program of any collective :data:`_KINDS` names.
 
     Parameters
     ----------
     platform : Platform
-    collective : AllGather, ReduceScatter, AllReduce or AllToAll
-        Its participants are the platform's first ``N`` hosts, in order (an
-        all-to-all: receivers = senders, one size).
+    collective : AllGather, ReduceScatter, AllReduce, AllToAll, Broadcast or Reduce
+        GPU ``g`` of the file is ``collective.hosts[g]`` (an all-to-all:
+        receivers = senders, one size; a reduce: its target is a participant).
     schedule_or_program : Schedule or Program
     name : str
         The ``name`` attribute.
     proto : {"Simple", "LL", "LL128"}
     min_bytes, max_bytes : int, optional
-        The size window (default: :func:`call_bytes` of ``collective``, both).
+        The size window (default: :func:`call_bytes` ``S`` of ``collective``
+        and ``S + 1``, see the module docstring).
 
     Returns
     -------
@@ -203,54 +162,61 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     Raises
     ------
     CollschedError
-        Another collective kind, participants that are not the platform's
-        first hosts in order, a Program that uses another host, pieces so
-        fine that a loop would need more than
+        Another collective kind, a Program that uses a host that is not a
+        participant, pieces so fine that a loop would need more than
         :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` chunks, a step
-        of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT` chunks, a
-        bad window.
+        of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT` chunks,
+        more thread blocks or steps than the runtime runs, a bad window.
 
     Examples
     --------
     >>> import collsched as cs
     >>> g = cs.topologies.dgx2(1)
-    >>> c = cs.Broadcast(source="h0", targets=g.hosts[:2], size=8)
-    >>> to_xml(g, c, cs.plan(g, c, algorithm="binomial"))
+    >>> c = cs.Scatter(source="h0", targets=g.hosts[:2], size=8)
+    >>> to_xml(g, c, cs.plan(g, c, algorithm="linear"))
     Traceback (most recent call last):
     ...
-    collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce and alltoall as MSCCL, not broadcast (export one of those)
+    collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
     """
     kind = collective.kind
     if kind not in _KINDS:
-        raise CollschedError(f"collsched writes allgather, reducescatter, allreduce and alltoall as MSCCL, not {kind}",
-                             fix="export one of those")
+        raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
+                             f"not {kind}", fix="export one of those")
     if kind == "alltoall" and (collective.receivers != collective.senders or np.ndim(collective.size) != 0):
         raise CollschedError("MSCCL's alltoall sends one size from every GPU to every GPU",
                              fix="export an all-to-all with receivers = senders and one size")
+    if kind == "reduce" and (collective.target not in collective.participants or collective.partial_sizes
+                             or collective.task_costs):
+        raise CollschedError("MSCCL's reduce has its root among the GPUs and one size",
+                             fix="export a reduce whose target is a participant, without partial_sizes or task_costs")
     if proto not in ("Simple", "LL", "LL128"):
         raise CollschedError(f"proto {proto!r}", fix="give Simple, LL or LL128")
     hosts = list(collective.hosts)
     n = len(hosts)
-    if hosts != list(platform.hosts[:n]):
-        raise CollschedError(f"the participants {hosts[:4]}... are not the platform's first {n} hosts in order",
-                             fix="MSCCL names GPUs by rank: plan for participants = the platform's first hosts")
-    program = lower_any(platform, collective, schedule_or_program).renumbered()
+    program = drop_signals(lower_any(platform, collective, schedule_or_program)).renumbered()
     rank_of = {program.ranks.index(h): k for k, h in enumerate(hosts) if h in program.ranks}
+    busy = sorted({int(r) for r in program.op_rank})
+    stranger = next((program.ranks[r] for r in busy if program.ranks[r] not in hosts), None)
+    if stranger is not None:
+        raise CollschedError(f"the program uses host {stranger!r}, which is not a participant",
+                             fix="MSCCL runs on the participants only: plan a schedule that uses them alone")
     # the coarsest chunks that still cut every piece where the program cuts it
     unit = math.gcd(program.denominator, *(int(x) for x in np.unique(program.pieces[:, 4:6])))
     d = program.denominator // unit
     if kind in ("allgather", "alltoall"):
         scale, nchunks = 1, n * d
+    elif kind in ROOTED:
+        scale, nchunks = 1, d
     else:
         scale = n // math.gcd(d, n)
         nchunks = d * scale
     if nchunks > MAX_CHUNKS:
         raise CollschedError(f"the program cuts values into 1/{d} pieces: MSCCL would need {nchunks} chunks per loop, "
                              f"collsched writes at most {MAX_CHUNKS}", fix="export a schedule with coarser pieces")
+    root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
-                 hosts=[platform.host_index(h) for h in hosts])
+                 hosts=[platform.host_index(h) for h in hosts], root=root)
     gpus = [_Gpu(g, lay) for g in range(n)]
-    sets = program.operand_sets
 
     def tokens_of(rows):
         out = []
@@ -261,61 +227,40 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
             out.extend((v, k) for k in range(int(r[4]) // unit * scale, int(r[5]) // unit * scale))
         return out
 
-    where: dict[int, tuple[tuple[int, int, int], int]] = {}   # op -> (tb key, index of its last step)
-    ancestors = _ancestors(program)
-    channel = _channels(program, ancestors)
+    placed = place(program, platform, collective, rank_of)
+    where: dict[int, int] = {}   # op -> index of its last step in its thread block
     carried: dict[int, list] = {}
-    order_sent: dict[tuple[int, int], list[int]] = {}
-    order_recv: dict[tuple[int, int], list[int]] = {}
-    for i in range(program.n_ops):
-        r = int(program.op_rank[i])
-        if r not in rank_of:
-            raise CollschedError(f"the program uses host {program.ranks[r]!r}, which is not a participant",
-                                 fix="MSCCL runs on the participants only: plan for all of the platform's GPUs")
-        g = gpus[rank_of[r]]
+    order_sent: dict[tuple[int, int, int], list[int]] = {}
+    order_recv: dict[tuple[int, int, int], list[int]] = {}
+    for i in placed.order:
+        g = gpus[placed.gpu[i]]
+        key = placed.tb[i]
         k = int(program.op_kind[i])
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
-        deps = [int(x) for x in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]]
-        peer = rank_of.get(int(program.op_peer[i]), -1)
         msg = int(program.op_msg[i])
-        if k == SEND:
-            key = g.tb(peer, -1, channel[msg])
-            order_sent.setdefault((g.g, peer, channel[msg]), []).append(msg)
-        elif k == RECV:
-            key = g.tb(-1, peer, channel[msg])
-            order_recv.setdefault((peer, g.g, channel[msg]), []).append(msg)
-        else:
-            key = g.local_tb(ancestors[i])
-        steps = g.tbs[key]
-        # dependencies on other thread blocks: the latest step of each
-        cross: dict[tuple[int, int], int] = {}
-        for dep in deps:
-            dkey, dstep = where[dep]
-            if dkey != key:
-                cross[dkey] = max(cross.get(dkey, -1), dstep)
+        steps = g.tbs.setdefault(key, [])
+        cross = placed.cross[i]
         group: list[dict] = [dict(type="nop", cnt=0) for _ in range(max(0, len(cross) - 1))]
         if k == SEND:
             tokens = tokens_of(rows)
-            carried[int(program.op_msg[i])] = tokens
+            carried[msg] = tokens
+            order_sent.setdefault((g.g, key[0], key[2]), []).append(msg)
             slots = [g.slot_of[t] for t in tokens]
-            if tokens and not _contiguous(slots):
+            if not _contiguous(slots):
                 fresh = g.fresh(len(tokens))
                 group += [dict(type="cpy", src=(sb, so), dst=(db, do), cnt=c) for sb, so, db, do, c in _runs(slots, fresh)]
                 slots = fresh
-            group.append(dict(type="s", src=slots[0] if slots else ("o", -1), dst=slots[0] if slots else ("o", -1),
-                              cnt=len(tokens)))
+            group.append(dict(type="s", src=slots[0], dst=slots[0], cnt=len(tokens)))
         elif k == RECV:
-            tokens = carried[int(program.op_msg[i])]
+            tokens = carried[msg]
+            order_recv.setdefault((key[1], g.g, key[2]), []).append(msg)
             places = g.place(tokens)
-            land = places if not tokens or _contiguous(places) else g.fresh(len(tokens))
-            group.append(dict(type="r", src=land[0] if land else ("o", -1), dst=land[0] if land else ("o", -1),
-                              cnt=len(tokens)))
+            land = places if _contiguous(places) else g.fresh(len(tokens))
+            group.append(dict(type="r", src=land[0], dst=land[0], cnt=len(tokens)))
             if land is not places:
                 group += [dict(type="cpy", src=(sb, so), dst=(db, do), cnt=c) for sb, so, db, do, c in _runs(land, places)]
             for t, s in zip(tokens, places):
                 g.slot_of[t] = s
-        elif len(rows) == 0:
-            group.append(dict(type="nop", cnt=0))
         else:
             ins = [tokens_of(rows[x:x + 1]) for x in range(len(rows) - 1)]
             out = tokens_of(rows[-1:])
@@ -329,35 +274,42 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
                 group += [dict(type="re", src=(sb, so), dst=(db, do), cnt=c) for sb, so, db, do, c in _runs(src, places)]
             for t, s in zip(out, places):
                 g.slot_of[t] = s
-        for (dkey, dstep), step in zip(sorted(cross.items()), group):
-            step["dep"] = (dkey, dstep)
-        start = len(steps)
+        for dep, step in zip(cross, group):
+            step["dep"] = (placed.tb[dep], where[dep])
         steps.extend(group)
-        where[i] = (key, start + len(group) - 1)
-        g.last[key] = i
-    for g in gpus:   # what a GPU keeps (an alltoall's block to itself): copied from input to output, at once
+        where[i] = len(steps) - 1
+    for g in gpus:   # what a GPU keeps (an alltoall's block to itself, a broadcast's root): input to output, at once
         stay = [(slot, g.slot_of[t]) for t, slot in sorted(g.target.items(), key=lambda x: x[1])
                 if t in g.slot_of and g.slot_of[t] != slot]
         if stay:
-            key = g.tb(-1, -1, sum(1 for k in g.tbs if k[:2] == (-1, -1)))
-            g.tbs[key] += [dict(type="cpy", src=(sb, so), dst=(db, do), cnt=c)
-                           for sb, so, db, do, c in _runs([b for _, b in stay], [a for a, _ in stay])]
-    for conn, sent in order_sent.items():
+            key = (-1, -1, 1 + max((k[2] for k in g.tbs if k[:2] == (-1, -1)), default=-1))
+            g.tbs[key] = [dict(type="cpy", src=(sb, so), dst=(db, do), cnt=c)
+                          for sb, so, db, do, c in _runs([b for _, b in stay], [a for a, _ in stay])]
+    for conn, sent in order_sent.items():   # pragma: no branch - place() keeps both orders; checked all the same
         if order_recv.get(conn, []) != sent:
             raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} on channel {conn[2]} in another "
                                  "order than they are sent; MSCCL pairs them in order", fix="order the receives as the sends")
+    _check_limits(gpus)
+    window = call_bytes(collective)
+    lo = int(window) if min_bytes is None else int(min_bytes)
+    hi = int(window) + 1 if max_bytes is None else int(max_bytes)
+    if not 0 <= lo <= hi or hi == 0:
+        raise CollschedError(f"size window minBytes={lo} maxBytes={hi}",
+                             fix="give 0 <= min_bytes <= max_bytes, max_bytes > 0")
+    return _render(gpus, lay, kind, name, proto, lo, hi)
+
+
+def _check_limits(gpus) -> None:
+    """Refuse what the runtime refuses: a step of too many chunks, a thread block of too many steps."""
     for g in gpus:
         for key, steps in g.tbs.items():
             big = next((st for st in steps if st["cnt"] > MAX_COUNT), None)
             if big is not None:
                 raise CollschedError(f"gpu {g.g}: a {big['type']!r} step would move {big['cnt']} chunks, the runtime "
                                      f"moves at most {MAX_COUNT} in one step", fix="export a schedule with smaller messages")
-    window = call_bytes(collective)
-    lo = int(window) if min_bytes is None else int(min_bytes)
-    hi = int(math.ceil(window)) if max_bytes is None else int(max_bytes)
-    if not 0 <= lo <= hi or hi == 0:
-        raise CollschedError(f"size window minBytes={lo} maxBytes={hi}", fix="give 0 <= min_bytes <= max_bytes, max_bytes > 0")
-    return _render(gpus, lay, kind, name, proto, lo, hi)
+            if len(steps) > MAX_STEPS:
+                raise CollschedError(f"gpu {g.g}: a thread block would have {len(steps)} steps, the runtime runs "
+                                     f"at most {MAX_STEPS}", fix="export a schedule with fewer messages between two GPUs")
 
 
 def _render(gpus, lay: Layout, kind: str, name: str, proto: str, lo: int, hi: int) -> str:
@@ -438,8 +390,8 @@ def write(path: str | Path, platform, collective, schedule_or_program, **options
     >>> g = cs.topologies.star(2)
     >>> c = cs.AllReduce(participants=g.hosts, size=2**20)
     >>> path = write(pathlib.Path(tempfile.mkdtemp()) / "ar.xml", g, c, cs.plan(g, c, algorithm="ring"))
-    >>> path.read_text().count("<tb ")  # per GPU: send to the peer, receive from it, one local block
-    6
+    >>> path.read_text().count("<tb ")  # per GPU: send to the peer, receive from it (and reduce there)
+    4
     """
     options.setdefault("name", Path(path).stem)
     text = to_xml(platform, collective, schedule_or_program, **options)
@@ -448,15 +400,33 @@ def write(path: str | Path, platform, collective, schedule_or_program, **options
 
 
 def write_registration(path: str | Path, algorithm_files) -> Path:
-    """The ``<msccl_algos>`` file that lists algorithm files for the runtime to load (``MSCCL_XML_FILES``).
+    """The ``<msccl_algos>`` file that lists algorithm files for microsoft/msccl to load (``MSCCL_CONFIG``).
+
+    Which runtime reads it, and how (microsoft/msccl at b23e9cd,
+    ``src/graph/topo.cc:1219-1283``, ``mscclGetAllAlgoFromConfigAndSetInfo``,
+    called at ``src/init.cc:788`` when ``MSCCL_CONFIG`` names the file):
+    every ``<load>`` child of ``<msccl_algos>`` has a ``path`` (opened as
+    given: relative to the process's working directory) and optional
+    ``minbytes`` (default 0) and ``maxbytes`` (default -1: no limit), and
+    the runtime uses the algorithm for calls with ``minbytes <= nBytes <
+    maxbytes`` (``src/graph/tuning.cc:353``) instead of the file's own
+    window. Its ``proto`` is read without checking that it is there
+    (``mscclProtocolStrToId(protocol, ...)`` with ``protocol`` NULL when
+    absent, ``src/graph/topo.cc:1259,1276``), so collsched always writes it.
+    The MSCCL executor (msccl-executor-nccl, and RCCL's copy of it) has no
+    registration file: it loads every file of the folder ``MSCCL_ALGO_DIR``
+    (``src/misc/msccl/msccl_lifecycle.cc:79-170``) and reads each file's own
+    ``minBytes``/``maxBytes``.
 
     Parameters
     ----------
     path : str or Path
         Where to write it.
     algorithm_files : iterable of str or Path
-        The MSCCL XML files; each must parse. Paths are written relative to
-        the registration file's folder when they are inside it.
+        The MSCCL XML files; each must parse. Each ``<load>`` gets the
+        file's ``proto``, ``minBytes`` and ``maxBytes``. Paths are written
+        relative to the registration file's folder when they are inside it
+        (run the program from that folder, or give absolute paths).
 
     Returns
     -------
@@ -475,7 +445,7 @@ def write_registration(path: str | Path, algorithm_files) -> Path:
     >>> _ = (folder / "ring2.xml").write_text(EXAMPLE)
     >>> print(write_registration(folder / "algos.xml", [folder / "ring2.xml"]).read_text().strip())
     <msccl_algos>
-      <load path="ring2.xml"/>
+      <load path="ring2.xml" minbytes="1024" maxbytes="1073741824" proto="Simple"/>
     </msccl_algos>
     """
     from xml.sax.saxutils import quoteattr
@@ -486,12 +456,14 @@ def write_registration(path: str | Path, algorithm_files) -> Path:
     lines = ["<msccl_algos>"]
     for f in algorithm_files:
         f = Path(f)
-        parse(f)
+        algo = parse(f)
         try:
             shown = f.resolve().relative_to(path.parent.resolve())
         except ValueError:
             shown = f
-        lines.append(f"  <load path={quoteattr(str(shown))}/>")
+        window = "".join(f' {name}="{value}"' for name, value in (("minbytes", algo.min_bytes),
+                                                                  ("maxbytes", algo.max_bytes)) if value is not None)
+        lines.append(f"  <load path={quoteattr(str(shown))}{window} proto={quoteattr(algo.proto)}/>")
     lines.append("</msccl_algos>")
     _atomic_write(path, "\n".join(lines) + "\n")
     return path

@@ -1,18 +1,48 @@
-"""What makes the MSCCL runtime ignore a file, or hang on it, without saying so.
+"""What makes the MSCCL runtime ignore a file, refuse it, or hang on it, without saying so.
 
-The runtime loads a file and then, call by call, uses it only when the call
-matches: the collective, the number of ranks (``ngpus``), in place or not,
-and a message size inside ``[minBytes, maxBytes]``; otherwise it falls
-back to NCCL's (or RCCL's) own algorithm, silently. It also has fixed
-limits (``MSCCL_MAX_NUM_STEPS`` = 256 steps per thread block in the MSCCL
-runtime, 64 in RCCL's copy; at most 32 thread blocks per channel;
-``MSCCL_MAX_COUNT`` = 72 chunks per step) and signals a step's completion
-to other thread blocks only when the step says ``hasdep="1"``.
+Two runtimes load MSCCL XML, and collsched checks files against both (the
+sources read: microsoft/msccl at b23e9cd, the NCCL 2.12 fork, "msccl 0.7";
+Azure/msccl-executor-nccl at c6f6b36, the executor that RCCL also carries):
+
+* **Selection.** A call uses a file only when its collective, ``ngpus``,
+  in-place mode and size match; otherwise the runtime runs NCCL's (RCCL's)
+  own algorithm, silently. msccl 0.7 takes ``minBytes <= nBytes <
+  maxBytes`` (``src/graph/tuning.cc:369``; a missing ``maxBytes`` is 128
+  MiB, ``src/graph/topo.cc:805``); the executor ``minBytes <= nBytes`` and
+  ``maxBytes == 0 or nBytes <= maxBytes`` (``src/misc/msccl/
+  msccl_lifecycle.cc:335``), and refuses a file without ``minBytes``,
+  ``maxBytes`` or ``outofplace`` (``mscclXmlGetAttrInt64`` fails on a
+  missing attribute, ``src/include/msccl/msccl_parser.h:82``). So
+  ``minBytes="0" maxBytes="0"`` (what msccl-tools writes) means every size
+  to the executor and none to msccl 0.7, and ``minBytes == maxBytes`` one
+  size to the executor and none to msccl 0.7.
+* **Names.** msccl 0.7 knows ``coll="reduce_scatter"``, the executor
+  ``reducescatter`` (``src/graph/topo.cc:837``;
+  ``src/misc/msccl/msccl_parser.cc:347``).
+* **Limits** (both parsers refuse the file): 256 steps per thread block
+  (``MSCCL_MAX_NUM_STEPS``; RCCL's copy 64), ``cnt`` below 72
+  (``MSCCL_MAX_COUNT``), 32 thread blocks with a send peer and 32 with a
+  receive peer per channel, 32 channels (``MAXCHANNELS``), 216 thread
+  blocks per GPU in msccl 0.7 (1,024 in the executor), thread block ids
+  0, 1, 2, ... without a gap.
+* **Dependencies.** A ``nop`` is not kept as a step: its ``depid``/``deps``
+  joins the next real step's list, and the runtime's step counter skips one
+  per extra dependency (``step += numDependences - 1``,
+  ``src/collectives/device/msccl_interpreter.h:136``). A ``nop`` without a ``depid`` therefore
+  shifts the numbering of every later step of its block (another block
+  waiting for one of them waits for the wrong step), ``nop`` steps at the
+  end of a block are dropped with their dependencies, and a step after
+  ``nop`` steps with dependencies must have a ``depid`` itself or the
+  parser refuses the file (``src/misc/msccl/msccl_parser.cc:616``). A
+  step's completion is signalled to other blocks only when it says
+  ``hasdep="1"``.
+* **Empty steps.** A send or receive with ``cnt="0"`` moves nothing and
+  waits for no peer (the runtime loops over its chunks,
+  ``src/device/msccl_kernel.cu:245``): it is no barrier.
 
 :func:`lint` lists these findings, each an :class:`Finding` with a
-severity: ``error`` (the runtime refuses the file, never uses it, or
-hangs), ``warning`` (it uses it only in some cases, or only on the MSCCL
-runtime and not RCCL's).
+severity: ``error`` (a runtime refuses the file, never uses it, or hangs),
+``warning`` (one runtime uses it only in some cases, or not at all).
 
 Examples
 --------
@@ -21,7 +51,7 @@ Examples
 []
 >>> [str(f) for f in lint(parse_text(EXAMPLE.replace('minBytes="1024"', 'minBytes="0"')
 ...                                          .replace('maxBytes="1073741824"', 'maxBytes="0"'), source="a.xml"))]
-['a.xml:1: warning: minBytes and maxBytes are both 0: the runtime uses the algorithm for no message size (set them to the sizes it was made for, e.g. minBytes="1" maxBytes="1073741824")']
+['a.xml:1: warning: minBytes and maxBytes are both 0: the MSCCL executor and RCCL use the algorithm for every size, microsoft/msccl for none (set the sizes it was made for, e.g. minBytes="1" maxBytes="1073741824")']
 """
 
 from __future__ import annotations
@@ -30,16 +60,27 @@ from dataclasses import dataclass
 
 from .xml_read import Algo
 
-__all__ = ["Finding", "lint", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_COUNT"]
+__all__ = ["Finding", "lint", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
+           "MAX_COUNT"]
 
 MAX_STEPS = 256
 """Steps per thread block the MSCCL runtime accepts (``MSCCL_MAX_NUM_STEPS``)."""
 MAX_STEPS_RCCL = 64
 """Steps per thread block RCCL's MSCCL path accepts."""
 MAX_TBS_PER_CHANNEL = 32
-"""Thread blocks per channel (``MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL``)."""
-MAX_COUNT = 72
-"""Chunks one step may move (``MSCCL_MAX_COUNT``)."""
+"""Thread blocks with a send peer, and thread blocks with a receive peer, per channel
+(``MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL``; microsoft/msccl ``src/include/msccl.h:7``,
+msccl-executor-nccl ``src/include/msccl/msccl_struct.h:17``, checked at ``src/misc/msccl/msccl_parser.cc:589,602``)."""
+MAX_TBS = 216
+"""Thread blocks per GPU: ``MSCCL_MAX_NUM_THREAD_BLOCKS`` is ``108*2`` in microsoft/msccl
+(``src/include/msccl.h:8``, checked at ``src/graph/topo.cc:903``) and ``32 * MAXCHANNELS`` = 1,024 in
+msccl-executor-nccl (``src/include/msccl/msccl_struct.h:18``); collsched holds files to the smaller."""
+MAX_CHANNELS = 32
+"""Channels: ``MAXCHANNELS`` (msccl-executor-nccl ``src/include/device.h:65``, microsoft/msccl
+``src/include/devcomm.h:51``)."""
+MAX_COUNT = 71
+"""Chunks one step may move: the parsers refuse ``count >= MSCCL_MAX_COUNT`` (72; microsoft/msccl
+``src/graph/topo.cc``, msccl-executor-nccl ``src/misc/msccl/msccl_parser.cc:577``)."""
 
 
 @dataclass(frozen=True)
@@ -95,44 +136,93 @@ def lint(algo: Algo) -> list[Finding]:
         add("error", algo.line, "ngpus is missing: the runtime matches a file to a communicator by ngpus and "
                                 f"never uses this one (write ngpus=\"{n}\")")
     lo, hi = algo.min_bytes, algo.max_bytes
-    if lo is None or hi is None:
-        add("warning", algo.line, "minBytes or maxBytes is missing: the runtime reads 0 and uses the algorithm for "
-                                  "no message size (set both)")
-    elif lo == 0 and hi == 0:
-        add("warning", algo.line, "minBytes and maxBytes are both 0: the runtime uses the algorithm for no message "
-                                  "size (set them to the sizes it was made for, e.g. minBytes=\"1\" "
-                                  "maxBytes=\"1073741824\")")
-    elif lo > hi:
-        add("warning", algo.line, f"minBytes {lo} > maxBytes {hi}: the runtime uses the algorithm for no message "
-                                  "size (swap them)")
+    if lo is None or hi is None or "outofplace" not in algo.attrs:
+        missing = [k for k in ("minBytes", "maxBytes", "outofplace") if k not in algo.attrs]
+        add("warning", algo.line, f"{' and '.join(missing)} missing: the MSCCL executor and RCCL refuse the file "
+                                  "(write all three)")
+    if lo is not None and hi is not None:
+        if lo == 0 and hi == 0:
+            add("warning", algo.line, "minBytes and maxBytes are both 0: the MSCCL executor and RCCL use the algorithm "
+                                      "for every size, microsoft/msccl for none (set the sizes it was made for, e.g. "
+                                      "minBytes=\"1\" maxBytes=\"1073741824\")")
+        elif lo > hi:
+            add("error", algo.line, f"minBytes {lo} > maxBytes {hi}: microsoft/msccl refuses the file and the executor "
+                                    "uses it for no size (swap them)")
+        elif lo == hi:
+            add("warning", algo.line, f"minBytes = maxBytes = {lo}: microsoft/msccl uses the algorithm for no size "
+                                      f"(it needs nBytes < maxBytes; write maxBytes=\"{hi + 1}\")")
+    if algo.attrs.get("coll") == "reduce_scatter":
+        add("warning", algo.line, "coll is reduce_scatter: the MSCCL executor and RCCL know it as reducescatter "
+                                  "(only microsoft/msccl reads reduce_scatter)")
     if not algo.inplace and not algo.outofplace:
         add("error", algo.line, "inplace and outofplace are both 0: the runtime uses the algorithm for no call "
                                 "(set inplace=\"1\" or outofplace=\"1\")")
     if algo.proto not in ("Simple", "LL", "LL128"):
         add("error", algo.line, f"proto {algo.proto!r} is not Simple, LL or LL128")
     for g in algo.gpus:
-        per_channel: dict[int, int] = {}
-        waited = {(st.depid, st.deps) for tb in g.tbs for st in tb.steps if st.depid >= 0}
-        for tb in g.tbs:
-            per_channel[tb.chan] = per_channel.get(tb.chan, 0) + 1
-            if tb.chan >= algo.nchannels:
-                add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, but nchannels is {algo.nchannels} "
-                                      f"(set nchannels=\"{tb.chan + 1}\" or use a lower channel)")
-            if len(tb.steps) > MAX_STEPS:
-                add("error", tb.line, f"gpu {g.id} tb {tb.id}: {len(tb.steps)} steps, the runtime accepts "
-                                      f"{MAX_STEPS} (split it over more thread blocks or channels)")
-            elif len(tb.steps) > MAX_STEPS_RCCL:
-                add("warning", tb.line, f"gpu {g.id} tb {tb.id}: {len(tb.steps)} steps, RCCL accepts "
-                                        f"{MAX_STEPS_RCCL} (split it to run on AMD GPUs)")
-            for st in tb.steps:
-                if st.cnt > MAX_COUNT:
-                    add("error", st.line, f"{st.at}: cnt {st.cnt} > {MAX_COUNT}, the most a step may move "
-                                          "(split the step)")
-                if (tb.id, st.s) in waited and not st.hasdep:
-                    add("error", st.line, f"{st.at}: another thread block waits for it but hasdep is 0: the "
-                                          "runtime never signals it and that block hangs (set hasdep=\"1\")")
-        for chan, count in sorted(per_channel.items()):
-            if count > MAX_TBS_PER_CHANNEL:
-                add("error", g.line, f"gpu {g.id}: {count} thread blocks on channel {chan}, the runtime accepts "
-                                     f"{MAX_TBS_PER_CHANNEL} (spread them over more channels)")
+        _lint_gpu(algo, g, add)
     return [f for f in out if f.severity == "error"] + [f for f in out if f.severity == "warning"]
+
+
+def _lint_gpu(algo: Algo, g, add) -> None:
+    """The limits and dependency rules of one GPU's thread blocks (see the module docstring)."""
+    if len(g.tbs) > MAX_TBS:
+        add("error", g.line, f"gpu {g.id}: {len(g.tbs)} thread blocks, microsoft/msccl runs at most {MAX_TBS} per "
+                             "GPU (pack operations with the same peers into fewer blocks)")
+    ids = sorted(tb.id for tb in g.tbs)
+    if ids != list(range(len(ids))):
+        gap = next(k for k, t in enumerate(ids) if t != k)
+        add("error", g.line, f"gpu {g.id}: thread block ids skip {gap}: the runtime refuses the file (number them "
+                             "0, 1, 2, ...)")
+    senders: dict[int, int] = {}
+    receivers: dict[int, int] = {}
+    waited = {(st.depid, st.deps) for tb in g.tbs for st in tb.steps if st.depid >= 0}
+    for tb in g.tbs:
+        if tb.send >= 0:
+            senders[tb.chan] = senders.get(tb.chan, 0) + 1
+        if tb.recv >= 0:
+            receivers[tb.chan] = receivers.get(tb.chan, 0) + 1
+        if tb.chan >= algo.nchannels:
+            add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, but nchannels is {algo.nchannels} "
+                                  f"(set nchannels=\"{tb.chan + 1}\" or use a lower channel)")
+        if tb.chan >= MAX_CHANNELS:
+            add("error", tb.line, f"gpu {g.id} tb {tb.id}: channel {tb.chan}, the runtime has channels "
+                                  f"0..{MAX_CHANNELS - 1} (use a lower channel)")
+        if len(tb.steps) > MAX_STEPS:
+            add("error", tb.line, f"gpu {g.id} tb {tb.id}: {len(tb.steps)} steps, the runtime accepts "
+                                  f"{MAX_STEPS} (split it over more thread blocks or channels)")
+        elif len(tb.steps) > MAX_STEPS_RCCL:
+            add("warning", tb.line, f"gpu {g.id} tb {tb.id}: {len(tb.steps)} steps, RCCL accepts "
+                                    f"{MAX_STEPS_RCCL} (split it to run on AMD GPUs)")
+        pending = False   # a nop with a dependency waits for the next real step
+        for st in tb.steps:
+            if st.cnt > MAX_COUNT:
+                add("error", st.line, f"{st.at}: cnt {st.cnt} > {MAX_COUNT}, the most a step may move "
+                                      "(split the step)")
+            if (tb.id, st.s) in waited and not st.hasdep:
+                add("error", st.line, f"{st.at}: another thread block waits for it but hasdep is 0: the "
+                                      "runtime never signals it and that block hangs (set hasdep=\"1\")")
+            if st.type == "nop":
+                if st.depid < 0:
+                    add("error", st.line, f"{st.at}: a nop without depid: the runtime drops it and numbers the later "
+                                          "steps of the block one lower, so a block waiting for them waits for the "
+                                          "wrong step (remove it)")
+                pending = pending or st.depid >= 0
+                continue
+            if pending and st.depid < 0:
+                add("error", st.line, f"{st.at}: follows nop steps with dependencies but has no depid: the runtime "
+                                      "refuses the file (give it the last dependency, as msccl-tools does)")
+            pending = False
+            if st.cnt == 0 and st.type in ("s", "r"):
+                peer = tb.send if st.type == "s" else tb.recv
+                add("warning", st.line, f"{st.at}: a {st.type!r} step with cnt 0 moves nothing and does not wait for "
+                                        f"gpu {peer}: the runtime skips it (it is no barrier)")
+        if pending:
+            last = tb.steps[-1]
+            add("error", last.line, f"{last.at}: nop steps with dependencies end the block: the runtime drops them "
+                                    "and their waits (remove them or put a step after them)")
+    for name, counts in (("a send", senders), ("a receive", receivers)):
+        for chan, count in sorted(counts.items()):
+            if count > MAX_TBS_PER_CHANNEL:
+                add("error", g.line, f"gpu {g.id}: {count} thread blocks with {name} peer on channel {chan}, the "
+                                     f"runtime accepts {MAX_TBS_PER_CHANNEL} (spread them over more channels)")

@@ -9,11 +9,20 @@ chunks (:mod:`~collsched.interop.msccl.layout`):
   the next sending step (``s``, ``rcs``, ``rrs``, ``rrcs``) of the thread
   block of its ``recv`` peer that sends to this GPU on the same channel, in
   order; both move ``cnt`` contiguous chunks;
+* a step with ``cnt="0"`` moves nothing and pairs with nothing: the
+  runtime's loop over a step's chunks runs zero times (msccl-executor-nccl
+  ``src/device/msccl_kernel.cu:245``, ``for (int c = 0; c < count; ...)``;
+  microsoft/msccl ``src/collectives/device/msccl_interpreter.h:146``), so
+  it only waits for its dependencies and signals ``hasdep`` like a ``nop``
+  (:mod:`~collsched.interop.msccl.lint` warns about it);
 * ``rrs``/``rrc``/``rrcs`` reduce what arrives with ``srcbuf[srcoff:]``
   (``rrc``/``rrcs`` store it at ``dstbuf[dstoff:]``, ``rrs``/``rrcs`` send
   it on); ``re`` reduces ``srcbuf`` into ``dstbuf`` locally; ``cpy`` copies
   ``srcbuf`` to ``dstbuf``; ``nop`` only waits; RCCL's ``<copy>`` copies
-  input to output before the first step.
+  input to output before the first step;
+* GPU ``g`` is the host ``ranks[g]`` (default: the platform's first hosts);
+  a broadcast's or reduce's root is found by
+  :func:`~collsched.interop.msccl.layout.find_root`.
 
 In the Program, a send step is a ``send``, a receive a ``recv`` (the
 message carries the chunks' values as pieces), a reduction a ``compute``
@@ -44,12 +53,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-from ...collectives import AllGather, AllReduce, AllToAll, ReduceScatter
+from ...collectives import AllGather, AllReduce, AllToAll, Broadcast, Reduce, ReduceScatter
 from ...errors import FormatError, ValidationError
 from ...schedules.program import COMPUTE, RECV, SEND, Program, piece_row, program_of_columns
-from ...schedules.values import REDUCED, Piece, Value
+from ...schedules.values import PARTIAL, REDUCED, Piece, Value
 from .deadlock import order
-from .layout import Layout, token_text
+from .layout import ROOTED, Layout, find_root, token_text
+from .races import accesses, first_race
 from .xml_read import RECEIVES, SENDS, Algo, Step
 
 __all__ = ["Imported", "to_program", "DEFAULT_SIZE"]
@@ -68,7 +78,7 @@ class Imported:
     algo : Algo
         The parsed file.
     program : Program
-        One loop of the algorithm; ranks are the first ``ngpus`` hosts of the platform.
+        One loop of the algorithm; its ranks are the hosts of the GPUs, in GPU order.
     collective : Collective
         What the file claims to implement, on those hosts, with the ``size`` asked for.
     chunk_bytes : float
@@ -91,7 +101,11 @@ class Imported:
     inplace: bool
 
 
-def _collective(kind: str, hosts, size: float, task_cost: float):
+def _collective(kind: str, hosts, size: float, task_cost: float, root: int | None):
+    if kind == "broadcast":
+        return Broadcast(source=hosts[root], targets=[h for h in hosts if h != hosts[root]], size=size)
+    if kind == "reduce":
+        return Reduce(participants=hosts, target=hosts[root], size=size, task_cost=task_cost)
     if kind == "allgather":
         return AllGather(participants=hosts, size=size)
     if kind == "reducescatter":
@@ -107,7 +121,7 @@ def _chunk_bytes(lay: Layout, size: float) -> float:
         return size / lay.per
     if lay.kind == "reducescatter":
         return size * lay.n / lay.nchunks
-    return size / lay.nchunks
+    return size / lay.nchunks   # allreduce, broadcast, reduce: size is the whole vector
 
 
 class _Columns:
@@ -147,9 +161,16 @@ def _pieces(tokens) -> list[Piece]:
 
 
 def _combine(a, b, st: Step):
-    """The reduction of two chunk contents (disjoint operand sets of one fragment)."""
+    """The reduction of two chunk contents (disjoint operand sets, or adjacent operand ranges, of one fragment)."""
     va, ka = a
     vb, kb = b
+    if va.kind == PARTIAL and vb.kind == PARTIAL and ka == kb:
+        lo, hi = (va, vb) if va.a < vb.a else (vb, va)
+        if lo.b + 1 != hi.a:
+            raise ValidationError(f"{st.at}: reduces {token_text(a)} with {token_text(b)}, operand ranges that are "
+                                  "not adjacent", fix="collsched reads a reduce as ordered partial results "
+                                  "v[k..m]: combine adjacent ranges")
+        return Value(PARTIAL, 0, lo.a, hi.b), ka
     if va.kind != REDUCED or vb.kind != REDUCED:
         raise ValidationError(f"{st.at}: reduces {token_text(a)} with {token_text(b)}, which are not operands "
                               "of a reduction", fix="reduce only in reducescatter and allreduce files")
@@ -211,14 +232,14 @@ class _Run:
                         waits[i].append(i - 1)
                     if st.depid >= 0:
                         waits[i].append(self.index[(g.id, st.depid, st.deps)])
-                    if st.type in SENDS:
+                    if st.type in SENDS and st.cnt > 0:
                         queues.setdefault((g.id, tb.send, tb.chan), []).append(i)
         pairs: dict[int, int] = {}
         taken: dict[tuple[int, int, int], int] = {}
         for g in algo.gpus:
             for tb in g.tbs:
                 for st in tb.steps:
-                    if st.type not in RECEIVES:
+                    if st.type not in RECEIVES or st.cnt == 0:
                         continue
                     key = (tb.recv, g.id, tb.chan)
                     sends = queues.get(key, [])
@@ -276,7 +297,10 @@ class _Run:
             while y < len(results) and results[y][0] == results[x][0] and local[y][0] == local[x][0] \
                     and incoming[y][0] == incoming[x][0] and results[y][1] == results[y - 1][1] + 1:
                 y += 1
-            ins = _pieces(local[x:y]) + _pieces(incoming[x:y])
+            first, second = local[x:y], incoming[x:y]
+            if first[0][0].kind == PARTIAL and first[0][0].a > second[0][0].a:
+                first, second = second, first   # ordered operands: the lower range on the left
+            ins = _pieces(first) + _pieces(second)
             out = _pieces(results[x:y])[0]
             cost = self.task_cost * (y - x) / self.lay.nchunks
             last = self.cols.add(g, COMPUTE, -1, -1, cost, ins + [out], deps)
@@ -289,7 +313,7 @@ class _Run:
         g = st.gpu
         send_peer, recv_peer = self.tb_peer[i]
         deps = [self.last_op[w] for w in waits[i] if w not in (pairs.get(i),)]
-        kind = st.type
+        kind = "nop" if st.cnt == 0 else st.type
         if kind in ("nop", "cpy"):
             self.last_op[i] = cols.add(g, COMPUTE, -1, -1, 0.0, (), deps)
             if kind == "cpy":
@@ -350,7 +374,7 @@ class _Run:
 
 
 def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_cost: float = 0.0,
-               inplace: bool | None = None) -> Imported:
+               inplace: bool | None = None, ranks=None) -> Imported:
     """Run an MSCCL file symbolically: the Program it executes and the collective it claims.
 
     Parameters
@@ -358,13 +382,15 @@ def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_co
     algo : Algo
         From :func:`~collsched.interop.msccl.xml_read.parse`.
     platform : Platform, optional
-        Its first ``ngpus`` hosts are the GPUs (default: hosts ``h0 .. h{N-1}``).
+        Where the GPUs are (default: hosts ``h0 .. h{N-1}``).
     size : float
         The collective's ``size`` (see :data:`DEFAULT_SIZE`); a chunk is its share.
     task_cost : float
         Reductions: flop to combine two whole vectors (pro rata per chunk).
     inplace : bool, optional
         The mode to run (default: in place if the file says ``inplace="1"``).
+    ranks : sequence of str, optional
+        The host of GPU ``0, 1, ...`` (default: the platform's first ``ngpus`` hosts).
 
     Returns
     -------
@@ -373,10 +399,11 @@ def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_co
     Raises
     ------
     FormatError
-        A collective collsched does not read (broadcast, reduce, custom), a
-        chunk count that is not a multiple of ``ngpus``, two thread blocks
-        of a GPU on the same peer, direction and channel, a platform with
-        fewer hosts than ``ngpus``.
+        A collective collsched does not read (custom), a chunk count that
+        is not a multiple of ``ngpus``, two thread blocks of a GPU on the
+        same peer, direction and channel, a platform with fewer hosts than
+        ``ngpus``, ``ranks`` that are not ``ngpus`` distinct hosts of the
+        platform, a broadcast or reduce whose root is not clear.
     ValidationError
         A deadlock (naming the cycle of waits), a receive with no send or a
         send with no receive, a chunk read before anything is written there,
@@ -393,20 +420,15 @@ def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_co
     >>> imp.program.ranks, imp.program.denominator
     (('h0', 'h1'), 1)
     >>> cs.validate(g, imp.collective, imp.program)
+    >>> to_program(parse_text(EXAMPLE), g, ranks=["h5", "h3"]).collective.participants
+    ('h5', 'h3')
     """
     n = len(algo.gpus)
-    if platform is None:
-        hosts = [f"h{g}" for g in range(n)]
-        index = list(range(n))
-    else:
-        if len(platform.hosts) < n:
-            raise FormatError(f"the file has {n} gpus, the platform {len(platform.hosts)} hosts",
-                              where=algo.where(algo.line), fix="simulate it on a platform with as many GPUs")
-        hosts = list(platform.hosts[:n])
-        index = [platform.host_index(h) for h in hosts]
+    hosts, index = _ranks(algo, platform, ranks)
     mode = algo.inplace if inplace is None else inplace
     try:
-        lay = Layout(algo.coll, ngpus=n, nchunks=algo.nchunksperloop, inplace=mode, hosts=index)
+        root = find_root(algo) if algo.coll in ROOTED else None
+        lay = Layout(algo.coll, ngpus=n, nchunks=algo.nchunksperloop, inplace=mode, hosts=index, root=root)
     except FormatError as exc:
         raise FormatError(exc.what, where=algo.where(algo.line), fix=exc.fix) from None
     _check_sizes(algo, lay)
@@ -429,8 +451,52 @@ def to_program(algo: Algo, platform=None, *, size: float = DEFAULT_SIZE, task_co
     for i in sequence:
         run.run(i, pairs, waits)
     run.finish()
+    _check_races(run, waits, sequence)
     program = run.cols.build(hosts, lay.denominator, algo.name or "msccl")
-    return Imported(algo, program, _collective(lay.kind, hosts, float(size), task_cost), chunk, mode)
+    return Imported(algo, program, _collective(lay.kind, hosts, float(size), task_cost, root), chunk, mode)
+
+
+def _ranks(algo: Algo, platform, ranks) -> tuple[list, list]:
+    """The host of each GPU and its index in the platform (see :func:`to_program`)."""
+    n = len(algo.gpus)
+    if platform is None:
+        hosts = [f"h{g}" for g in range(n)] if ranks is None else [str(h) for h in ranks]
+        if len(set(hosts)) != n:
+            raise FormatError(f"ranks names {len(set(hosts))} distinct hosts for {n} gpus", where=algo.where(algo.line),
+                              fix="give one host per gpu")
+        return hosts, list(range(n))
+    if ranks is None:
+        if len(platform.hosts) < n:
+            raise FormatError(f"the file has {n} gpus, the platform {len(platform.hosts)} hosts",
+                              where=algo.where(algo.line), fix="simulate it on a platform with as many GPUs")
+        hosts = list(platform.hosts[:n])
+    else:
+        hosts = [str(h) for h in ranks]
+        unknown = [h for h in hosts if h not in set(platform.hosts)]
+        if len(hosts) != n or len(set(hosts)) != n or unknown:
+            what = f"host {unknown[0]!r} is not a host of the platform" if unknown else \
+                f"{len(set(hosts))} distinct hosts for {n} gpus"
+            raise FormatError(f"ranks: {what}", where=algo.where(algo.line),
+                              fix="give the platform's host of every gpu, in gpu order")
+    return hosts, [platform.host_index(h) for h in hosts]
+
+
+def _check_races(run: _Run, waits, sequence) -> None:
+    """Raise naming the first two steps of a GPU that touch one chunk unordered (:mod:`.races`)."""
+    steps, lay = run.steps, run.lay
+    access = [accesses(st, lambda buf, off, g=st.gpu: lay.slot(g, buf, off)) for st in steps]
+    race = first_race(access, [st.tb for st in steps], waits, [st.gpu for st in steps], sequence)
+    if race is None:
+        return
+    a, b, slot = race
+    sa, sb = steps[a], steps[b]
+    verb = {True: "writes", False: "reads"}
+    wa = any(s == slot and m == "w" for s, m in access[a])
+    wb = any(s == slot and m == "w" for s, m in access[b])
+    name = f"{slot[0]}[{slot[1]}]"
+    raise ValidationError(f"gpu {sa.gpu}: race on {name}: tb {sa.tb} step {sa.s} {verb[wa]} it and tb {sb.tb} step "
+                          f"{sb.s} {verb[wb]} it, and no dependency orders them (thread blocks run concurrently)",
+                          where=run.where(sb.line), fix="make one wait for the other with depid/deps")
 
 
 def _check_sizes(algo: Algo, lay: Layout) -> None:

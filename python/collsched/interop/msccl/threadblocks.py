@@ -1,0 +1,317 @@
+"""How a Program's operations are packed into MSCCL thread blocks, within the runtime's limits.
+
+A thread block runs its steps in order, has at most one send peer and one
+receive peer, and the runtime pairs the messages between two GPUs on a
+channel in order. :func:`place` packs operations as follows.
+
+1. **What is exported.** Messages that carry no data (a Program's signals)
+   and computations with no data are dropped: the runtime has no message
+   without data (a ``cnt="0"`` step moves nothing and waits for no peer,
+   :mod:`~collsched.interop.msccl.program`), and what waited for a dropped
+   operation waits for what it waited for, on the same GPU.
+2. **One global order** ``O`` of the exported operations: a topological
+   order of their dependencies and of "a receive after its send", taking
+   first, among the ready operations, the one that ends first when the
+   Program is simulated under ``Fluid`` on the platform (then the lowest
+   id). Every thread block runs its operations in ``O``; since every wait
+   then points backwards in ``O``, the file cannot deadlock.
+3. **Channels.** The messages from GPU ``a`` to GPU ``b`` are sorted by
+   their send's place in ``O``. A message may join a channel whose last
+   message's receive comes before its own in ``O`` (so both ends see the
+   channel's messages in one order) and that holds fewer than
+   :data:`LANE_MESSAGES`; it joins the lowest such channel that is *free*
+   (in the simulation, its last send ended before this message's send
+   starts, and its last receive ended before this message's data arrives:
+   a receive that is posted later still ends when its data arrives, the
+   models' receives being eager), preferring a channel whose last send or
+   receive the message waits for anyway, else opens a channel, else (at
+   :data:`~collsched.interop.msccl.lint.MAX_CHANNELS`) joins the one
+   that frees first. To keep at most
+   :data:`~collsched.interop.msccl.lint.MAX_TBS_PER_CHANNEL` send (and
+   receive) thread blocks per channel, a GPU's peers are split in groups of
+   that many by ``(b - a) mod N`` and each group gets its own channels.
+4. **Thread blocks.** One per (send peer, channel) and per (receive peer,
+   channel); a computation goes to the thread block of the message it
+   waits for last in ``O`` while that block has fewer than
+   :data:`STEP_BUDGET` steps, else to a block for local work that is free
+   (its last computation ended before this one starts), else a new one.
+5. **Dependencies.** A step names another thread block's step only when
+   no chain of waits on its GPU (earlier steps of its own block, its other
+   dependencies) already orders them; each extra name is a ``nop``.
+
+The packing adds waits (a step waits for the previous step of its block).
+Taking ``O`` from the simulated end times makes them waits for operations
+that end earlier anyway, so the simulated time usually stays the Program's;
+the tests and ``docs/msccl.md`` say where it does and by how much it moves
+where it does not.
+
+Examples
+--------
+>>> import collsched as cs
+>>> g = cs.topologies.star(3)
+>>> c = cs.AllGather(participants=g.hosts, size=8)
+>>> p = cs.plan(g, c, algorithm="direct").lower(g, c)
+>>> pl = place(p, g, c, {0: 0, 1: 1, 2: 2})
+>>> sorted({pl.tb[i] for i in pl.order if pl.gpu[i] == 0})   # gpu 0: send to 1, to 2; receive from 1, from 2
+[(-1, 1, 0), (-1, 2, 0), (1, -1, 0), (2, -1, 0)]
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from ...errors import CollschedError
+from ...schedules.program import COMPUTE, RECV, SEND, program_of_columns
+from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
+
+__all__ = ["Placement", "place", "drop_signals", "LANE_MESSAGES"]
+
+LANE_MESSAGES = MAX_STEPS // 4
+"""Messages per channel between two GPUs at most (a thread block's steps are its messages, the computations
+it takes and the ``nop`` steps of their dependencies)."""
+STEP_BUDGET = MAX_STEPS * 3 // 4
+"""The steps a thread block takes computations up to (estimated; :func:`~collsched.interop.msccl.export.to_xml`
+checks the exact count against :data:`~collsched.interop.msccl.lint.MAX_STEPS`)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where each exported operation goes.
+
+    Attributes
+    ----------
+    order : list of int
+        The exported operations (program op ids), in the order ``O``.
+    gpu : dict
+        Op → GPU.
+    tb : dict
+        Op → thread block key ``(send peer, recv peer, channel)`` (``(-1, -1, k)``: local work).
+    channel : dict
+        Message id → channel.
+    cross : dict
+        Op → the operations of other thread blocks (same GPU) it must name as dependencies.
+
+    Examples
+    --------
+    >>> Placement([], {}, {}, {}, {}).order
+    []
+    """
+
+    order: list
+    gpu: dict
+    tb: dict
+    channel: dict
+    cross: dict
+
+
+def _deps(program, i: int) -> list[int]:
+    return [int(d) for d in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]]
+
+
+def _trace(program, platform, collective):
+    from ...simulation import models, simulate
+
+    return simulate(platform, program, collective, model=models.Fluid()).trace
+
+
+def drop_signals(program):
+    """The Program without its messages that carry no data and its computations with no data (step 1).
+
+    What waited for a dropped operation waits for what it waited for (the
+    same GPU's operations). The result is the Program an exported file
+    reads back into, up to the order the packing adds.
+
+    Parameters
+    ----------
+    program : Program
+
+    Returns
+    -------
+    Program
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.dgx_a100(1)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> p = cs.plan(g, c, algorithm="ring").lower(g, c)
+    >>> p.n_ops, drop_signals(p).n_ops
+    (400, 112)
+    """
+    n_ops = program.n_ops
+    kind = [int(k) for k in program.op_kind]
+    empty = [program.piece_ptr[i] == program.piece_ptr[i + 1] for i in range(n_ops)]
+    send_of, recv_of = program.message_ops()
+    dropped = [kind[i] == COMPUTE and empty[i] for i in range(n_ops)]
+    for m in range(len(send_of)):
+        s, r = int(send_of[m]), int(recv_of[m])
+        if s >= 0 and empty[s]:
+            dropped[s] = True
+            if r >= 0:
+                dropped[r] = True
+    if not any(dropped):
+        return program
+    eff: list[list[int]] = []
+    new = {}
+    cols = ([], [], [], [], [], [], [])
+    for i in range(n_ops):
+        out: set[int] = set()
+        for d in _deps(program, i):
+            out.update(eff[d] if dropped[d] else (new[d],))
+        eff.append(sorted(out))
+        if dropped[i]:
+            continue
+        new[i] = len(cols[0])
+        rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
+        for col, x in zip(cols, (int(program.op_rank[i]), kind[i], int(program.op_peer[i]), int(program.op_msg[i]),
+                                 float(program.op_size[i]), tuple(eff[i]), [tuple(int(v) for v in r) for r in rows])):
+            col.append(x)
+    return program_of_columns(program.ranks, program.denominator, program.name, *cols, program.operand_sets)
+
+
+def place(program, platform, collective, rank_of: dict) -> Placement:
+    """Pack a Program's operations into thread blocks (see the module docstring).
+
+    Parameters
+    ----------
+    program : Program
+        Without signals (:func:`drop_signals`), message ids ``0 .. M-1``
+        (:meth:`~collsched.schedules.program.Program.renumbered`).
+    platform : Platform
+    collective : Collective
+        For the simulation that orders the operations.
+    rank_of : dict
+        Program rank index → GPU number.
+
+    Returns
+    -------
+    Placement
+
+    Raises
+    ------
+    CollschedError
+        A GPU would need more than :data:`~collsched.interop.msccl.lint.MAX_TBS`
+        thread blocks, or two GPUs more than :data:`~collsched.interop.msccl.lint.MAX_CHANNELS` channels.
+
+    Examples
+    --------
+    A ring allgather: each GPU sends to one peer and receives from another, one channel.
+
+    >>> import collsched as cs
+    >>> g = cs.topologies.dgx_a100(1)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> p = drop_signals(cs.plan(g, c, algorithm="ring").lower(g, c)).renumbered()
+    >>> pl = place(p, g, c, {k: k for k in range(8)})
+    >>> sorted({pl.tb[i] for i in pl.order if pl.gpu[i] == 0}), max(pl.channel.values())
+    ([(-1, 7, 0), (1, -1, 0)], 0)
+    """
+    n_ops = program.n_ops
+    kind = [int(k) for k in program.op_kind]
+    eff = [_deps(program, i) for i in range(n_ops)]
+    send_of, recv_of = program.message_ops()
+    pair = {int(recv_of[m]): int(send_of[m]) for m in range(len(send_of)) if send_of[m] >= 0 and recv_of[m] >= 0}
+    # step 2: the global order O
+    trace = _trace(program, platform, collective)
+    start, end = trace.start, trace.end
+    waits = {i: eff[i] + ([pair[i]] if i in pair else []) for i in range(n_ops)}
+    missing = {i: len(w) for i, w in waits.items()}
+    users: dict[int, list[int]] = {}
+    for i, ws in waits.items():
+        for w in ws:
+            users.setdefault(w, []).append(i)
+    ready = [(float(end[i]), i) for i, k in missing.items() if k == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, i = heapq.heappop(ready)
+        order.append(i)
+        for u in users.get(i, ()):
+            missing[u] -= 1
+            if missing[u] == 0:
+                heapq.heappush(ready, (float(end[u]), u))
+    if len(order) != n_ops:   # pragma: no cover - a valid Program is acyclic
+        raise CollschedError("the program's dependencies have a cycle", fix="validate the program first")
+    pos = {i: k for k, i in enumerate(order)}
+    gpu = {i: rank_of[int(program.op_rank[i])] for i in order}
+    # step 3: channels (lanes of a pair of GPUs; a lane is free once its last message has ended)
+    n = max(rank_of.values()) + 1
+    groups = -(-(n - 1) // MAX_TBS_PER_CHANNEL) if n > 1 else 1
+    most = MAX_CHANNELS // groups
+    lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count,
+    #                                                    last send, last recv]
+    channel: dict[int, int] = {}
+    for r, s in sorted(pair.items(), key=lambda x: pos[x[1]]):
+        a, b = gpu[s], gpu[r]
+        mine = lanes.setdefault((a, b), [])
+        fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] < LANE_MESSAGES]
+        free = [c for c in fits if mine[c][1] <= start[s] and mine[c][2] <= end[r]]
+        if free:   # the free lane of a message it waits for, if any: that wait then needs no nop
+            mine_deps = set(eff[s]) | set(eff[r])
+            c = next((c for c in free if mine[c][4] in mine_deps or mine[c][5] in mine_deps), free[0])
+        elif len(mine) < most:
+            c = len(mine)
+            mine.append([-1, 0.0, 0.0, 0, -1, -1])
+        elif fits:
+            c = min(fits, key=lambda c: (mine[c][2], c))
+        else:
+            raise CollschedError(f"gpu {a} sends to gpu {b} in an order that needs more than {most} channels",
+                                 fix="export a schedule with fewer messages between two GPUs")
+        mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + 1, s, r]
+        channel[int(program.op_msg[s])] = c * groups + ((b - a) % n - 1) // MAX_TBS_PER_CHANNEL
+    # step 4: thread blocks (a block's steps estimated: a message or a combined input 1, a dependency 1)
+    tb: dict[int, tuple[int, int, int]] = {}
+    load: dict[tuple[int, tuple], int] = {}
+    local: dict[int, list[list]] = {}   # gpu -> per local block [end of its last op, steps]
+    for i in order:
+        g = gpu[i]
+        cost = max(0, len(eff[i]) - 1) + (1 if kind[i] != COMPUTE else
+                                          max(1, int(program.piece_ptr[i + 1] - program.piece_ptr[i]) - 1))
+        if kind[i] == SEND or kind[i] == RECV:
+            peer = rank_of[int(program.op_peer[i])]
+            c = channel[int(program.op_msg[i])]
+            tb[i] = (peer, -1, c) if kind[i] == SEND else (-1, peer, c)
+        else:
+            last = max(eff[i], key=lambda d: pos[d], default=None)
+            if last is not None and tb[last][:2] != (-1, -1) and load[(g, tb[last])] + cost <= STEP_BUDGET:
+                tb[i] = tb[last]
+            else:   # a block for local work: one that is free (no new wait), else a new one, else the first free
+                blocks = local.setdefault(g, [])
+                fits = [k for k, b in enumerate(blocks) if b[1] + cost <= STEP_BUDGET]
+                free = [k for k in fits if blocks[k][0] <= start[i]]
+                k = free[0] if free else (len(blocks) if len(blocks) < MAX_TBS // 4 or not fits
+                                          else min(fits, key=lambda k: blocks[k][0]))
+                if k == len(blocks):
+                    blocks.append([0.0, 0])
+                blocks[k][0] = max(blocks[k][0], float(end[i]))
+                blocks[k][1] += cost
+                tb[i] = (-1, -1, k)
+        load[(g, tb[i])] = load.get((g, tb[i]), 0) + cost
+    per_gpu: dict[int, set] = {}
+    for i in order:
+        per_gpu.setdefault(gpu[i], set()).add(tb[i])
+    worst = max(per_gpu.items(), key=lambda x: len(x[1]), default=(0, set()))
+    if len(worst[1]) > MAX_TBS:
+        raise CollschedError(f"gpu {worst[0]} would need {len(worst[1])} thread blocks, the runtime runs at most "
+                             f"{MAX_TBS}", fix="export a schedule with fewer concurrent messages")
+    # step 5: the dependencies no chain of waits implies
+    before: dict[int, int] = {}
+    prev: dict[tuple[int, tuple], int] = {}
+    cross: dict[int, list[int]] = {}
+    for i in order:
+        key = (gpu[i], tb[i])
+        q = prev.get(key)
+        implied = 0 if q is None else before[q] | (1 << q)
+        others = [d for d in eff[i] if tb[d] != tb[i]]
+        keep = []
+        for d in others:
+            if (implied >> d) & 1 or any(e != d and (before[e] >> d) & 1 for e in others):
+                continue
+            keep.append(d)
+        cross[i] = sorted(keep, key=lambda d: pos[d])
+        mask = implied
+        for d in eff[i]:   # the same GPU's waits only: a receive's send is not a dependency of the Program
+            mask |= before[d] | (1 << d)
+        before[i] = mask
+        prev[key] = i
+    return Placement(order, gpu, tb, channel, cross)
