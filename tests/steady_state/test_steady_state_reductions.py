@@ -4,7 +4,12 @@ Every schedule validates, and simulates at its claimed throughput over a
 long series (one-port under ``OnePort(sync=True, cost="edges")``,
 multi-port under ``Fluid()``; no latencies, so to 1e-9), which is the
 exact LP optimum whenever the period is exact; the LP optimum is
-re-checked in exact rationals against the LP's own rows.
+re-checked in exact rationals against the LP's own rows. What is claimed
+optimal: a non-commutative ReduceScatter at the LP optimum; a commutative
+one under ``ports="multi"`` at the cut bound of the reversed fabric (the
+tree packing of :mod:`~collsched.algorithms.steady_state.plan_trees`); an
+AllReduce over the ReduceScatter-then-AllGather strategy only, and only
+with a non-commutative operator.
 """
 
 from fractions import Fraction as F
@@ -13,11 +18,14 @@ import numpy as np
 import pytest
 
 import collsched as cs
-from collsched.algorithms.steady_state.exact import objective_of
+from collsched.platform.model import Link, Node, Platform
+from collsched.algorithms.steady_state.exact import SteadyStateError, objective_of
+from collsched.algorithms.gpu.cut_bound import cut_bound
 from collsched.algorithms.steady_state.lp_reducescatter import reductions_lp, solve_allreduce, solve_reducescatter
+from collsched.simulation.steady import steady_rate
 
 from random_platforms import random_platform
-from test_steady_state_rate import MODEL, check_steady_state
+from test_steady_state_rate import MODEL, TOL
 
 FLUID = cs.models.Fluid()
 KINDS = {"reducescatter": cs.ReduceScatter, "allreduce": cs.AllReduce}
@@ -32,6 +40,43 @@ def random_reduction(p, kind: str, seed: int, commutative: bool, count: int = 10
     c = KINDS[kind](participants=chosen, size=float(rng.choice((0.5, 1.0, 2.0))),
                     task_cost=float(rng.integers(0, 4)), commutative=commutative)
     return cs.Series(c, count=count)
+
+
+def certified(base, ports: str) -> bool:
+    """Whether the schedule's bound is proven the optimum of its class (module docstring)."""
+    return not getattr(base, "commutative", False) or (ports == "multi" and base.kind == "reducescatter")
+
+
+def check(p, c, s, model):
+    """Valid; the long-series rate is the throughput (exact period) or within section 4.6's rounding loss."""
+    tp = s.bound.value
+    assert s.throughput <= tp
+    cs.validate(p, c, s)
+    r = steady_rate(p, s, c, model=model)
+    assert r.settled
+    if s.params["period_kind"] == "exact":
+        assert abs(F(r.rate) - s.throughput) <= TOL * s.throughput
+        assert (s.status is cs.Status.OPTIMAL) == (s.throughput == tp and certified(c.base, s.ports))
+    else:
+        floor = F(s.params["rounded_from"]) - F(s.params["loss_bound"])
+        assert s.throughput >= floor and floor * (1 - TOL) <= r.rate <= tp * (1 + TOL)
+    return r
+
+
+def duplex_platform(seed: int) -> Platform:
+    """3 to 5 hosts, full-duplex links of random bandwidths (a ring plus random chords), no routers.
+
+    Every node sends as much as it can receive, and routes are direct, so
+    the tree packing reaches the cut bound.
+    """
+    rng = np.random.default_rng(seed)
+    hosts = [f"P{i}" for i in range(int(rng.integers(3, 6)))]
+    order = [hosts[i] for i in rng.permutation(len(hosts))]
+    edges = {tuple(sorted(e)) for e in zip(order, order[1:] + order[:1])}
+    edges |= {(a, b) for a in hosts for b in hosts if a < b and rng.random() < 0.4}
+    return Platform([Node(h, speed=float(rng.choice((1.0, 2.0)))) for h in hosts],
+                    [Link(f"{a}-{b}", bandwidth=float(rng.choice((0.5, 1.0, 2.0, 4.0))), latency=0, ends=(a, b))
+                     for a, b in sorted(edges)], name=f"duplex-{seed}")
 
 
 def three_hosts():
@@ -60,8 +105,9 @@ def test_three_hosts_by_hand(commutative):
         c = cs.Series(KINDS[kind](participants=p.hosts, size=size, commutative=commutative), count=12)
         for ports, tp, model in [("one", one, MODEL), ("multi", multi, FLUID)]:
             s = cs.plan(p, c, algorithm="steady_state", ports=ports)
-            assert s.throughput == s.bound.value == tp and s.status is cs.Status.OPTIMAL, (kind, ports)
-            r = check_steady_state(p, c, s, model=model)
+            assert s.throughput == s.bound.value == tp, (kind, ports)
+            assert (s.status is cs.Status.OPTIMAL) == certified(c.base, ports)
+            r = check(p, c, s, model)
             assert r.rate == pytest.approx(float(tp), rel=1e-9)
 
 
@@ -72,9 +118,12 @@ def test_three_hosts_by_hand(commutative):
 def test_random_platforms_validate_and_simulate_at_the_claimed_rate(ports, kind, commutative, seed):
     p = random_platform(seed)
     c = random_reduction(p, kind, seed, commutative)
-    s = cs.plan(p, c, algorithm="steady_state", ports=ports, max_ops=16)
+    # the random platforms' directed links and relays keep the tree packing below the cut bound (an error, see
+    # below): a commutative multi-port ReduceScatter goes through the interval LP, measured against the cut bound
+    method = "lp" if commutative and ports == "multi" else "auto"
+    s = cs.plan(p, c, algorithm="steady_state", ports=ports, max_ops=16, method=method)
     assert s.ports == ports and s.denominator % len(c.base.participants) == 0
-    check_steady_state(p, c, s, model=MODEL if ports == "one" else FLUID)
+    check(p, c, s, MODEL if ports == "one" else FLUID)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -110,3 +159,80 @@ def test_an_allreduce_is_slower_than_its_reducescatter():
                           commutative=False)
     for ports in ("one", "multi"):
         assert solve_allreduce(p, c, ports=ports).throughput < solve_reducescatter(p, rs, ports=ports).throughput
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_multi_port_commutative_reducescatter_is_the_cut_bound_of_the_reversed_fabric(seed):
+    """Spanning in-trees reach it exactly; the interval LP (non-commutative) cannot beat it."""
+    p = duplex_platform(seed) if seed else cs.topologies.star(4, bandwidth=2, latency=0)
+    c = cs.Series(cs.ReduceScatter(participants=list(p.hosts)[::-1], size=float(seed % 3 + 1)), count=10)
+    x, _ = cut_bound(p, c.base.participants, kind="reducescatter")
+    s = cs.plan(p, c, algorithm="steady_state", ports="multi", max_ops=16)
+    assert s.bound.value == x / F(c.base.size) and s.params["method"] == "cut bound and spanning-tree packing"
+    assert s.throughput == s.bound.value or s.params["period_kind"] == "fixed"
+    check(p, c, s, FLUID)
+    lp = cs.ReduceScatter(participants=c.base.participants, size=c.base.size, commutative=False)
+    assert solve_reducescatter(p, lp, ports="multi").throughput <= s.bound.value
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_multi_port_allgather_by_trees_is_the_lp_optimum(seed):
+    """The cut bound and tree packing (default) and the LP (``method="lp"``) give the same certified optimum."""
+    p = duplex_platform(seed) if seed else cs.topologies.star(4, bandwidth=2, latency=0)
+    c = cs.Series(cs.AllGather(participants=list(p.hosts)[::-1], size=float(seed % 3 + 1)), count=10)
+    s = cs.plan(p, c, algorithm="steady_state", ports="multi", max_ops=16)
+    lp = cs.plan(p, c, algorithm="steady_state", ports="multi", max_ops=16, method="lp")
+    assert s.bound.value == lp.bound.value and s.params["method"] == "cut bound and spanning-tree packing"
+    check(p, c, s, FLUID)
+
+
+def test_a_reducescatter_with_a_task_cost_is_measured_against_the_cut_bound():
+    """Multi-port, commutative, with computation: the interval LP plans, the cut bound (no CPUs) is the bound."""
+    p = cs.topologies.star(3, bandwidth=2, latency=0, speed=1)
+    c = cs.Series(cs.ReduceScatter(participants=p.hosts, size=1, task_cost=3), count=12)
+    s = cs.plan(p, c, algorithm="steady_state", ports="multi")
+    assert s.bound.value == 1 and s.bound.name.startswith("cut bound")
+    # each host combines two blocks' worth (task_cost / 3 each, speed 1): 2 s of CPU per ReduceScatter
+    assert s.throughput == F(1, 2) and s.status is cs.Status.FEASIBLE
+    check(p, c, s, FLUID)
+
+
+def one_way_switch(up: float, down: float):
+    """Three hosts on a switch by one-way links: ``up`` bytes/s into the switch, ``down`` out of it."""
+    hosts = [Node(f"h{i}") for i in range(3)]
+    links = [Link(f"up{i}", bandwidth=up, latency=0, ends=(f"h{i}", "sw"), directed=True) for i in range(3)]
+    links += [Link(f"down{i}", bandwidth=down, latency=0, ends=("sw", f"h{i}"), directed=True) for i in range(3)]
+    return Platform(hosts + [Node("sw", kind="router")], links, name="one-way-switch")
+
+
+@pytest.mark.parametrize("kind, up, down", [("reducescatter", 2.0, 1.0), ("allgather", 1.0, 2.0)])
+def test_a_non_eulerian_switch_is_one_line_naming_it_and_both_rates(kind, up, down):
+    """The switch takes in 3 B/s and sends 6 B/s (or the reverse): split edges leave 3 B/s, trees reach 1/2 of 1.
+
+    ``algorithm="forest"`` keeps the packing and says how far below the bound it is.
+    """
+    p = one_way_switch(up, down)
+    c = cs.Series({"reducescatter": cs.ReduceScatter, "allgather": cs.AllGather}[kind](participants=p.hosts, size=1),
+                  count=10)
+    with pytest.raises(SteadyStateError) as err:
+        cs.plan(p, c, algorithm="steady_state", ports="multi")
+    line = str(err.value)
+    assert len(line.splitlines()) == 1 and "sw: in and out capacities differ" in line
+    assert "reach 0.5 bytes/s per root, below the cut bound 1" in line and "algorithm='forest'" in line
+    f = cs.plan(p, c.base, algorithm="forest")
+    assert "below the cut bound by 50.000%" in f.message
+
+
+def test_the_cli_plans_reductions_and_exits_2_on_a_non_eulerian_switch(tmp_path, capsys):
+    from collsched.collective_io import save_collective
+    from collsched.platform.io import save_platform
+    from test_cli import run
+
+    save_platform(one_way_switch(2.0, 1.0), tmp_path / "p.json")
+    save_collective(cs.Series(cs.ReduceScatter(participants=["h0", "h1", "h2"], size=1), count=6), tmp_path / "c.json")
+    args = ["plan", str(tmp_path / "p.json"), str(tmp_path / "c.json"), "-a", "steady_state", "-o",
+            str(tmp_path / "s.json")]
+    code, _, err = run(args + ["-p", "ports=multi"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "below the cut bound 1" in err
+    code, out, _ = run(args, capsys)
+    assert code == 0 and "validated" in out

@@ -12,10 +12,11 @@ and all-gathers, tree packing), :mod:`.periodic` (period, weighted edge
 colouring, slots, the variant without split messages, lowering), :mod:`.trees` (FIND_TREE /
 EXTRACT_TREE), :mod:`.baseline` (MPICH binomial reduce, exact throughput)
 and :mod:`.plan` (the registered ``steady_state``, with the fixed period of
-section 4.6; :mod:`.plan_reductions` lowers ReduceScatters and AllReduces).
+section 4.6; :mod:`.plan_reductions` lowers ReduceScatters and AllReduces, :mod:`.plan_trees`
+plans multi-port AllGathers and commutative ReduceScatters at the cut bound).
 """
 
-from . import plan_reductions  # noqa: F401 (registers the ReduceScatter and AllReduce plans)
+from . import plan_reductions, plan_trees  # noqa: F401 (they register their plans)
 from .plan import fixed_counts, steady_state
 
 __all__ = ["steady_state", "fixed_counts"]

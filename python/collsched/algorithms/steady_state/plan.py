@@ -82,9 +82,13 @@ def _owned_counts(rates: list[Fraction], owner: list[int], owners: int, T: Fract
     return counts, q, period, exact
 
 
-#: The plans of further collective classes, ``{class: function(platform, base, **options)}``, registered by
-#: their modules (:mod:`.plan_reductions`), which build on this one's helpers.
-LOWERINGS: dict = {}
+#: Further plans, ``(applies(base, ports, method) -> bool, function(platform, base, **options))``, registered by
+#: their modules (:mod:`.plan_trees`, :mod:`.plan_reductions`), which build on this one's helpers; the first
+#: that applies plans, before the LPs of this module.
+LOWERINGS: list = []
+
+#: The ``method`` option: ``"auto"`` lets a registered plan apply, ``"lp"`` keeps the steady-state LPs.
+METHODS = ("auto", "lp")
 
 #: Largest number of operations per period the whole-message variant may scale up to.
 WHOLE_MAX_OPS = 4096
@@ -390,7 +394,12 @@ def busiest_load(slots, speed: dict) -> Fraction:
 
 
 def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
-            net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one"):
+            net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one", head: str | None = None,
+            bound: Bound | None = None):
+    """The schedule of the slots: period, phases, status (OPTIMAL when the rate is ``bound``'s, the LP optimum).
+
+    ``head`` replaces the message's HiGHS part when no LP was solved; ``bound`` the LP optimum ``tp``.
+    """
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
     params.update(ranks=list(used), period_kind="exact" if exact else "fixed", lp_period=str(T), whole_scale=scale)
@@ -410,13 +419,13 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
                                  sequential=params["phases"] == "sequential")
     params["timings"]["phases"] = time.perf_counter() - t0
     fixed = None if exact else _fixed_note(tp, T, length, q, thr, routes, period * scale)
+    bound = bound or Bound(tp, "throughput", "steady-state LP optimum (exact)")
     return PeriodicSchedule(
         throughput=thr, period=length, ops_per_period=q, activities=acts, slots=slots, denominator=den,
         init=init, cleanup=cleanup, trees=trees, ports=ports,
         algorithm="steady_state", params=params,
-        bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
-        status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
-        message=_message(sol, size, extra + (fixed or "")))
+        bound=bound, status=Status.OPTIMAL if thr == bound.value else Status.FEASIBLE,
+        message=(_message(sol, size, extra) if head is None else head + extra) + (fixed or ""))
 
 
 def _fixed_note(tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction, routes: int,
@@ -643,7 +652,7 @@ def _multicast(platform, base, *, ports: str, max_ops: int, split: bool, time_li
           kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast", "allgather", "reducescatter", "allreduce"),
           series=True, single=False, summary="exact steady-state LP optimum and its periodic schedule (seed 000)")
 def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max_ops: int = 64, split: bool = True,
-                 time_limit: float = 60.0, phases: str = "pipelined"):
+                 time_limit: float = 60.0, phases: str = "pipelined", method: str = "auto"):
     """Plan a series of scatters, all-to-alls, reduces, broadcasts, all-gathers, ReduceScatters or AllReduces.
 
     At the exact optimal throughput of the steady-state LP of the
@@ -687,6 +696,12 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         periods before the first full one and after the last one, restricted
         to the operations that exist, or one slot per transfer as in the
         paper (see :func:`~collsched.algorithms.steady_state.periodic.phases`).
+    method : {"auto", "lp"}
+        ``"auto"``: under ``ports="multi"`` an AllGather, or a commutative
+        ReduceScatter without task cost, is planned at ForestColl's cut
+        bound by spanning-tree packing
+        (:mod:`~collsched.algorithms.steady_state.plan_trees`; milliseconds,
+        exact); ``"lp"``: always the steady-state LP.
 
     Returns
     -------
@@ -700,7 +715,9 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
     ValueError
         If an option is out of range.
     SteadyStateError
-        If a host is unreachable or the throughput is zero.
+        If a host is unreachable or the throughput is zero; under
+        ``ports="multi"`` with the tree packing, if the packing along the
+        platform's routes cannot reach the cut bound (non-Eulerian switches).
 
     Examples
     --------
@@ -728,16 +745,18 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         raise ValueError(f"steady_state option time_limit={time_limit!r} must be positive")
     if phases not in ("pipelined", "sequential"):
         raise ValueError(f"steady_state option phases={phases!r} must be 'pipelined' or 'sequential'")
+    if method not in METHODS:
+        raise ValueError(f"steady_state option method={method!r} must be 'auto' or 'lp'")
     base = collective.base
     base.validate(platform)
     opts = dict(ports=ports, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
+    for applies, lower in LOWERINGS:
+        if applies(base, ports, method):
+            return lower(platform, base, **opts)
     if isinstance(base, (Scatter, AllToAll, AllToMany)):
         return _flows(platform, base, **opts)
     if isinstance(base, Reduce):
         return _reduce(platform, base, **opts)
     if isinstance(base, (Broadcast, AllGather)):
         return _multicast(platform, base, **opts)
-    for kind, lower in LOWERINGS.items():
-        if isinstance(base, kind):
-            return lower(platform, base, **opts)
     raise CollectiveError(f"steady_state does not schedule a {base.kind}")

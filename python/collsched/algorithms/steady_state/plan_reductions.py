@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from fractions import Fraction
 
@@ -168,9 +169,48 @@ def plan_reductions(platform, base, *, ports: str, max_ops: int, split: bool, ti
     what = f"{len(rtrees)} reduction trees for {n} blocks" + (f", {len(btrees)} broadcast trees" if btrees else "")
     below = "" if packed == tp else (f"; the broadcast trees carry {float(packed):.6g} of the LP's {float(tp):.6g} "
                                      "operations/s (a multicast: nodes that are not targets relay part of a flow)")
-    return _finish(platform, sol=sol, size=r.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
-                   scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra=f"; {what}{below}",
-                   net=net, routes=len(trees), base=packed, ports=ports)
+    bound, status = _claim(platform, base, ports, tp)
+    s = _finish(platform, sol=sol, size=r.size, tp=tp, acts=acts, T=T, q=q2, period=period, exact=exact,
+                scale=scale, slots=slots, den=den, items_nodes=nodes, params=params, extra=f"; {what}{below}",
+                net=net, routes=len(trees), base=packed, ports=ports, bound=bound)
+    return s if status is None or s.status is not Status.OPTIMAL else dataclasses.replace(s, status=status)
 
 
-LOWERINGS[ReduceScatter] = LOWERINGS[AllReduce] = plan_reductions
+def _claim(platform, base, ports: str, tp: Fraction):
+    """What the schedule is measured against: ``(Bound, status to report instead of OPTIMAL or None)``.
+
+    Non-commutative ReduceScatter: the LP optimum, the certified optimum.
+    Commutative ReduceScatter, multi-port: the cut bound of the reversed
+    fabric (valid for any schedule; it ignores computation); OPTIMAL only
+    when the schedule reaches it. Commutative ReduceScatter, one-port: no
+    bound is known beyond the interval LP's optimum, which a commutative
+    schedule may beat: FEASIBLE. AllReduce: the LP optimum of the
+    ReduceScatter-then-AllGather strategy, OPTIMAL over that strategy with
+    a non-commutative operator, FEASIBLE with a commutative one.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=2, latency=0)
+    >>> b, status = _claim(p, cs.ReduceScatter(participants=p.hosts, size=1, task_cost=1), "multi", Fraction(1, 2))
+    >>> b.value, b.name, status
+    (Fraction(1, 1), 'cut bound of the reversed fabric (exact, ForestColl; ignores computation)', None)
+    """
+    from ...schedules.base import Bound
+    from ..gpu.cut_bound import cut_bound
+
+    if isinstance(base, AllReduce):
+        name = ("LP optimum of ReduceScatter-then-AllGather over interval reduction trees and broadcast trees "
+                "(exact; not a bound over all AllReduce algorithms)")
+        return Bound(tp, "throughput", name), Status.FEASIBLE if base.commutative else None
+    if not base.commutative:
+        return Bound(tp, "throughput", "steady-state LP optimum (exact)"), None
+    if ports == "multi":
+        x, _ = cut_bound(platform, base.participants, kind="reducescatter")
+        return Bound(x / Fraction(base.size), "throughput",
+                     "cut bound of the reversed fabric (exact, ForestColl; ignores computation)"), None
+    return Bound(tp, "throughput", "LP optimum over interval reduction trees (exact; a commutative operator may "
+                 "beat it)"), Status.FEASIBLE
+
+
+LOWERINGS.append((lambda base, ports, method: isinstance(base, (ReduceScatter, AllReduce)), plan_reductions))
