@@ -759,4 +759,4 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         return _reduce(platform, base, **opts)
     if isinstance(base, (Broadcast, AllGather)):
         return _multicast(platform, base, **opts)
-    raise CollectiveError(f"steady_state does not schedule a {base.kind}")
+    raise CollectiveError(f"steady_state does not schedule {'an' if base.kind[0] in 'aeiou' else 'a'} {base.kind}")
