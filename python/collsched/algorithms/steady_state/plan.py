@@ -395,10 +395,12 @@ def busiest_load(slots, speed: dict) -> Fraction:
 
 def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
             net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one", head: str | None = None,
-            bound: Bound | None = None):
+            bound: Bound | None = None, phased: bool = True):
     """The schedule of the slots: period, phases, status (OPTIMAL when the rate is ``bound``'s, the LP optimum).
 
-    ``head`` replaces the message's HiGHS part when no LP was solved; ``bound`` the LP optimum ``tp``.
+    ``head`` replaces the message's HiGHS part when no LP was solved; ``bound`` the LP optimum ``tp``; without
+    ``phased`` no initialisation and clean-up are built (the lowering then runs the pattern's first and last
+    periods restricted to the instances that exist).
     """
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
@@ -416,7 +418,7 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     pattern = PeriodicSchedule(period=length, ops_per_period=q, slots=slots, denominator=den, ports=ports)
     t0 = time.perf_counter()
     init, cleanup = build_phases(slots, q, pattern.lag(), net.cost, net.speed,
-                                 sequential=params["phases"] == "sequential")
+                                 sequential=params["phases"] == "sequential") if phased else ((), ())
     params["timings"]["phases"] = time.perf_counter() - t0
     fixed = None if exact else _fixed_note(tp, T, length, q, thr, routes, period * scale)
     bound = bound or Bound(tp, "throughput", "steady-state LP optimum (exact)")

@@ -22,6 +22,15 @@ its children's partial sums (one computation of ``children`` combinations,
 each costing the fragment's share ``task_cost / N``) and sends the sum up;
 commodity ``j`` moves only fragment ``[j/N, (j+1)/N)``.
 
+**Phases.** The trees are deep (a switch split into a ring gives paths
+through every GPU, one period per hop and per computation), so the
+initialisation and clean-up would copy the pattern for tens of periods.
+With ``phases="pipelined"`` (the default) none are built: under the
+multi-port model (one slot, no matchings) the pattern's first and last
+``lag`` periods, restricted to the instances that exist, are exactly those
+phases, and the lowering runs them so. ``phases="sequential"`` builds the
+paper's one-transfer-per-slot phases.
+
 **Where the bound cannot be reached.** Switch removal keeps every cut
 capacity when each switch is Eulerian (as much capacity in as out) and
 routes let it split; otherwise some capacity is dropped and the packing
@@ -219,7 +228,7 @@ def plan_trees(platform, base, *, ports: str, max_ops: int, split: bool, time_li
                    extra=f"; {len(f.trees)} spanning {what} for {n} roots", net=net, routes=len(f.trees),
                    ports=ports, head=f"cut bound {f.bound} bytes/s per root, reached by the tree packing (exact, "
                                      f"{elapsed:.3g} s)",
-                   bound=Bound(tp, "throughput", "cut bound (exact, ForestColl)"))
+                   bound=Bound(tp, "throughput", "cut bound (exact, ForestColl)"), phased=phases == "sequential")
 
 
 def _applies(base, ports: str, method: str) -> bool:
