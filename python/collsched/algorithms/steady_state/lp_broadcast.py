@@ -50,7 +50,8 @@ from .exact import LinearProgram, LPSolution, SteadyStateError
 from .lp_alltoall import Network, _check_reachable, check_ports, network, port_rows
 from .packing import max_flow, pack_arborescences
 
-__all__ = ["BroadcastSolution", "solve_broadcast", "broadcast_rows", "AllGatherSolution", "solve_allgather", "pack_trees"]
+__all__ = ["BroadcastSolution", "solve_broadcast", "broadcast_rows", "AllGatherSolution", "solve_allgather",
+           "pack_trees"]
 
 
 @dataclass

@@ -98,7 +98,8 @@ def plan_reductions(platform, base, *, ports: str, max_ops: int, split: bool, ti
     T = shortest_period(acts.values())
     t0 = time.perf_counter()
     rtrees = [(w, tree, j) for j, red in enumerate(r.reduces) for w, tree in extract_trees(red)]
-    btrees = [(w, tree, n + j) for j, b in enumerate(r.broadcasts) for w, tree in pack_trees(b, partial=ports == "multi")]
+    btrees = [(w, tree, n + j) for j, b in enumerate(r.broadcasts)
+              for w, tree in pack_trees(b, partial=ports == "multi")]
     params["timings"]["decomposition"] = time.perf_counter() - t0
     trees = rtrees + btrees
     T = shortest_period([w for w, _, _ in trees], multiple_of=T)  # integer tree weights per period
