@@ -701,9 +701,10 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
     method : {"auto", "lp"}
         ``"auto"``: under ``ports="multi"`` an AllGather, or a commutative
         ReduceScatter without task cost, is planned at ForestColl's cut
-        bound by spanning-tree packing
-        (:mod:`~collsched.algorithms.steady_state.plan_trees`; milliseconds,
-        exact); ``"lp"``: always the steady-state LP.
+        bound by spanning-tree packing, a commutative AllReduce without task
+        cost by time-sharing a ReduceScatter and an AllGather packing
+        (:mod:`~collsched.algorithms.steady_state.plan_trees`; milliseconds;
+        exact, except the AllReduce); ``"lp"``: always the steady-state LP.
 
     Returns
     -------
