@@ -7,7 +7,10 @@ For each fabric (two chassis or nodes of ``dgx2``, ``ndv2``, ``dgx_a100``,
   bound, exact) and its tree packing, found by ``pack_forest`` (``solve``);
   then the whole periodic schedule (``cs.plan``, with the initialisation and
   clean-up phases) unless ``--no-plan``;
-* ReduceScatter non-commutative and AllReduce: the steady-state LP's size
+* AllReduce, commutative: the two packings (ReduceScatter and AllGather)
+  run in one period, its rate beside the bound (the ReduceScatter's cut
+  bound), and the schedule's time unless ``--no-plan``;
+* ReduceScatter non-commutative and AllReduce non-commutative: the steady-state LP's size
   (N reduces of interval partial results, and N broadcasts); it is solved
   only below ``--max-columns`` columns (the LP grows as N⁴ times the edges).
 
@@ -50,8 +53,16 @@ def main() -> None:
             line += (f", schedule {time.perf_counter() - t0:.1f} s ({s.status.value}, {s.ops_per_period} ops per "
                      f"period, pipeline lag {s.lag()} periods)")
         print(line, flush=True)
+        if not args.no_plan:
+            c = cs.Series(cs.AllReduce(participants=p.hosts, size=n * 1e6), count=4)
+            t0 = time.perf_counter()
+            s = cs.plan(p, c, algorithm="steady_state", ports="multi")
+            print(f"{name}(2) {n} GPUs  AllReduce commutative: {float(s.throughput):.6g} op/s of {n} MB, bound "
+                  f"{float(s.bound.value):.6g} (gap {float(s.bound.value / s.throughput - 1):.1%}), schedule "
+                  f"{time.perf_counter() - t0:.1f} s ({s.status.value}, forests "
+                  f"{s.params['timings']['forest']:.3f} s)", flush=True)
         for what, c in [("ReduceScatter ordered", cs.ReduceScatter(participants=p.hosts, size=1e6, commutative=False)),
-                        ("AllReduce", cs.AllReduce(participants=p.hosts, size=n * 1e6))]:
+                        ("AllReduce ordered", cs.AllReduce(participants=p.hosts, size=n * 1e6, commutative=False))]:
             t0 = time.perf_counter()
             lp = reductions_lp(p, c, ports="multi") if n <= 16 else None
             rows, cols, nnz = lp.size if lp is not None else (None, None, None)
