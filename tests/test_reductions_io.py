@@ -57,13 +57,13 @@ def test_cli_collective_new(tmp_path, capsys):
     code, stdout, stderr = run(["collective", "new", "reducescatter", "--participants", "a,b,c", "--size", "1MB",
                                 "--task-cost", "2Mf", "-o", str(out)], capsys)
     assert code == 0, stderr
-    assert "reducescatter on 3 hosts, 6MB per operation" in stdout
+    assert "reducescatter on 3 hosts, 1MB block per rank (3MB vectors), at least 6MB sent per operation" in stdout
     assert cs.load_collective(out) == cs.ReduceScatter(participants=["a", "b", "c"], size=1e6, task_cost=2e6)
     plat = write(tmp_path, "p.json", platform_doc())
     code, stdout, stderr = run(["collective", "new", "allreduce", "--platform", plat, "--size", "8", "--ordered",
                                 "--count", "4", "-o", str(out)], capsys)
     assert code == 0, stderr
-    assert "series of 4 allreduce on 3 hosts, 24B per operation" in stdout
+    assert "series of 4 allreduce on 3 hosts, 8B vector per rank, at least 24B sent per operation" in stdout
     assert cs.load_collective(out) == cs.Series(cs.AllReduce(participants=["a", "b", "c"], size=8,
                                                              commutative=False), count=4)
     code, _, stderr = run(["collective", "new", "allreduce", "--participants", "a,b", "--size", "8", "--source", "a",

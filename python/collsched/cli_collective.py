@@ -87,4 +87,11 @@ def _describe(c) -> str:
 
     one = c.collective if c.kind == "series" else c
     series = f"series of {c.count} " if c.kind == "series" else ""
-    return f"{series}{one.kind} on {len(one.hosts)} hosts, {format_quantity(one.total_bytes, 'size')} per operation"
+    what = f"{series}{one.kind} on {len(one.hosts)} hosts, "
+    if one.kind in ("reducescatter", "allreduce"):  # size is per rank; total_bytes is what must leave the ranks
+        n = len(one.hosts)
+        vector = one.size * (n if one.kind == "reducescatter" else 1)
+        per_rank = f"{format_quantity(one.size, 'size')} block per rank ({format_quantity(vector, 'size')} vectors)" \
+            if one.kind == "reducescatter" else f"{format_quantity(vector, 'size')} vector per rank"
+        return what + f"{per_rank}, at least {format_quantity(one.total_bytes, 'size')} sent per operation"
+    return what + f"{format_quantity(one.total_bytes, 'size')} per operation"

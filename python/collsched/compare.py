@@ -586,7 +586,11 @@ def not_applicable(name: str, collective) -> CollschedError:
     >>> from collsched.collectives import Broadcast
     >>> print(not_applicable("caterpillar", Broadcast(source="h0", targets=["h1"], size=1)))
     algorithm 'caterpillar' does not apply to a broadcast (applicable: binomial...)
+    >>> from collsched.collectives import AllReduce
+    >>> print(not_applicable("binomial", AllReduce(participants=["h0", "h1"], size=1)))
+    algorithm 'binomial' does not apply to an allreduce (applicable: ...)
     """
     applicable = ", ".join(a.name for a in registry.applicable(collective)) or "none"
-    what = "a series of " + collective.base.kind if collective.kind == "series" else "a " + collective.kind
+    kind = collective.kind
+    what = "a series of " + collective.base.kind if kind == "series" else ("an " if kind[0] in "aeiou" else "a ") + kind
     return CollschedError(f"algorithm {name!r} does not apply to {what} (applicable: {applicable})")

@@ -49,7 +49,7 @@ def test_random_tiers_certified_and_valid(ports, seed, kind):
     p = small_tiers(seed)
     rng = np.random.default_rng(seed)
     c = collective(kind, list(p.hosts), rng, count=12)
-    s = cs.plan(p, c, algorithm="steady_state", max_ops=6, ports=ports)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=6, ports=ports, method="lp")  # the LPs (certificates)
     assert s.status in (cs.Status.OPTIMAL, cs.Status.FEASIBLE) and s.ports == ports
     assert "exact certificate holds" in s.message
     assert s.throughput <= s.bound.value

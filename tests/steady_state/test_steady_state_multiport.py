@@ -78,7 +78,7 @@ STAR = [  # (collective, one-port TP, multi-port TP) on a 3-host star of unit li
 def test_hand_derived_optima_on_a_star(c, one, multi):
     p = cs.topologies.star(3, bandwidth=1, latency=0)
     for ports, tp in (("one", one), ("multi", multi)):
-        s = cs.plan(p, cs.Series(c, count=6), algorithm="steady_state", ports=ports)
+        s = cs.plan(p, cs.Series(c, count=6), algorithm="steady_state", ports=ports, method="lp")
         assert s.bound.value == s.throughput == tp and s.status is cs.Status.OPTIMAL
         assert s.ports == s.params["ports"] == ports and "exact certificate holds" in s.message
         cs.validate(p, cs.Series(c, count=6), s)
@@ -162,7 +162,8 @@ def test_random_platforms_simulate_at_the_claimed_rate_under_fluid(kind, seed):
     """No latencies: the long-series rate under Fluid is the schedule's throughput (TP when OPTIMAL)."""
     p = random_platform(seed)
     c = random_series(p, kind, seed)
-    s = cs.plan(p, c, algorithm="steady_state", max_ops=16, ports="multi")
+    # method="lp": on these one-way random platforms the all-gather's tree packing stays below the cut bound
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=16, ports="multi", method="lp")
     assert s.ports == "multi" and len(s.slots) == 1
     check_steady_state(p, c, s, model=FLUID)
 

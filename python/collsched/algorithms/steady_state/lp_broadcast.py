@@ -50,7 +50,8 @@ from .exact import LinearProgram, LPSolution, SteadyStateError
 from .lp_alltoall import Network, _check_reachable, check_ports, network, port_rows
 from .packing import max_flow, pack_arborescences
 
-__all__ = ["BroadcastSolution", "solve_broadcast", "AllGatherSolution", "solve_allgather", "pack_trees"]
+__all__ = ["BroadcastSolution", "solve_broadcast", "broadcast_rows", "AllGatherSolution", "solve_allgather",
+           "pack_trees"]
 
 
 @dataclass
@@ -94,16 +95,50 @@ def _solve(platform, sources: list, targets: dict, size: Fraction, ports: str, t
     (whose tie-break weights hash the names) does not change.
     """
     net = network(platform)
-    _check_reachable(net, [(r, t) for r in sources for t in targets[r]])
     lp = LinearProgram()
     tp = lp.column("TP")
     lp.objective[tp] = Fraction(1)
+    busy: dict = {}
+    ncol, xcol = broadcast_rows(lp, tp, net, sources, targets, size, busy, tag=() if len(sources) == 1 else None)
+    port_rows(lp, net, busy, ports)
+    # the canonical optimum: least busy time of the links, then the tie-break (canonical.py)
+    sol = solve_canonical(lp, {j: sec for cols in busy.values() for j, sec in cols.items()}, time_limit=time_limit)
+    if sol.status is Status.OPTIMAL and sol.objective == 0:
+        raise SteadyStateError("the steady-state throughput is zero", fix="check link bandwidths")
+    return sol, lp.size, net, ncol, xcol
+
+
+def broadcast_rows(lp: LinearProgram, tp: int, net: Network, sources: list, targets: dict, size: Fraction,
+                   busy: dict, tag: tuple | None = None) -> tuple[dict, dict]:
+    """Broadcasts from ``sources`` (each to ``targets[source]``) at rate ``tp``: their columns and rows in ``lp``.
+
+    Source ``r``'s columns are named ``("n", *tag, u, v)`` and ``("x", *tag,
+    u, v, t)`` with ``tag`` the given prefix followed by ``r`` (``tag=None``:
+    ``(r,)``; ``tag=()`` with one source: no tag, the names of a single
+    broadcast). Their seconds per unit of rate go to ``busy`` for the port
+    rows. Returns the usage columns ``{(r, u, v)}`` and flow columns ``{(r,
+    u, v, t)}``.
+
+    Raises
+    ------
+    SteadyStateError
+        If a target is unreachable from its source.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0)
+    >>> lp = LinearProgram(); tp = lp.column("TP")
+    >>> ncol, xcol = broadcast_rows(lp, tp, network(p), ["h0"], {"h0": ["h1"]}, Fraction(1), {}, tag=("ag",))
+    >>> [lp.names[j] for j in ncol.values()], [lp.names[j] for j in xcol.values()]
+    ([('n', 'ag', 'h0', 'h0', 'h1')], [('x', 'ag', 'h0', 'h0', 'h1', 'h1')])
+    """
+    _check_reachable(net, [(r, t) for r in sources for t in targets[r]])
     ncol: dict = {}
     xcol: dict = {}
-    busy: dict = {}
     for r in sources:
-        tag = () if len(sources) == 1 else (r,)
-        mine = {e: lp.column(("n", *tag, *e)) for e in net.edges if e[1] != r}
+        mark = (r,) if tag is None else tag if len(sources) == 1 and tag == () else (*tag, r)
+        mine = {e: lp.column(("n", *mark, *e)) for e in net.edges if e[1] != r}
         for e, j in mine.items():
             ncol[(r, *e)] = j
             busy.setdefault(e, {})[j] = size * net.cost[e]
@@ -111,8 +146,8 @@ def _solve(platform, sources: list, targets: dict, size: Fraction, ports: str, t
             for e in mine:
                 if e[0] == t:
                     continue
-                j = xcol[(r, e[0], e[1], t)] = lp.column(("x", *tag, e[0], e[1], t))
-                lp.row({mine[e]: 1, j: -1, lp.column(("slack", "n", *tag, e[0], e[1], t)): -1}, 0)
+                j = xcol[(r, e[0], e[1], t)] = lp.column(("x", *mark, e[0], e[1], t))
+                lp.row({mine[e]: 1, j: -1, lp.column(("slack", "n", *mark, e[0], e[1], t)): -1}, 0)
             for n in net.nodes:
                 if n == r:
                     continue
@@ -127,12 +162,7 @@ def _solve(platform, sources: list, targets: dict, size: Fraction, ports: str, t
                     coefs[tp] = Fraction(-1)
                 if coefs:
                     lp.row(coefs, 0)
-    port_rows(lp, net, busy, ports)
-    # the canonical optimum: least busy time of the links, then the tie-break (canonical.py)
-    sol = solve_canonical(lp, {j: sec for cols in busy.values() for j, sec in cols.items()}, time_limit=time_limit)
-    if sol.status is Status.OPTIMAL and sol.objective == 0:
-        raise SteadyStateError("the steady-state throughput is zero", fix="check link bandwidths")
-    return sol, lp.size, net, ncol, xcol
+    return ncol, xcol
 
 
 def _part(sol, size, net, ncol, xcol, source, targets) -> BroadcastSolution:

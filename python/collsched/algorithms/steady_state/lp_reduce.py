@@ -52,7 +52,7 @@ from .canonical import solve_canonical
 from .exact import LinearProgram, LPSolution, SteadyStateError
 from .lp_alltoall import Network, check_ports, network, port_rows
 
-__all__ = ["ReduceSolution", "solve_reduce", "reduce_lp"]
+__all__ = ["ReduceSolution", "solve_reduce", "reduce_lp", "reduce_rows", "finish_rows"]
 
 
 @dataclass
@@ -110,6 +110,41 @@ def reduce_lp(platform, reduce, *, ports: str = "one") -> LinearProgram:
 def _build(platform, reduce, ports: str = "one"):
     """SSR and its column maps: (lp, TP, send and cons columns, busy seconds per column, network, hosts, target)."""
     net = network(platform)
+    lp = LinearProgram()
+    tp = lp.column("TP")
+    lp.objective[tp] = Fraction(1)
+    busy: dict = {}
+    compute: dict = {}
+    scol, ccol = reduce_rows(lp, tp, net, platform, reduce, busy, compute)
+    seconds = finish_rows(lp, net, busy, compute, ports)
+    return lp, tp, scol, ccol, seconds, net, list(reduce.participants), reduce.target
+
+
+def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy: dict, compute: dict,
+                tag: tuple = ()) -> tuple[dict, dict]:
+    """One reduce's columns and conservation rows in ``lp``, at rate ``tp``; returns its send and cons columns.
+
+    Columns are named ``("send", *tag, u, v, k, m)`` and ``("cons", *tag, i, k, l, m)``
+    (``tag`` tells commodities apart when several reduces share the LP);
+    their seconds per unit of rate are added to ``busy`` (``{edge: {column:
+    seconds}}``, for the port rows) and ``compute`` (``{host: {column:
+    seconds}}``, for the computation rows): see :func:`finish_rows`.
+
+    Raises
+    ------
+    SteadyStateError
+        If a participant cannot reach the target, or a partial result has no positive size.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
+    >>> lp = LinearProgram(); tp = lp.column("TP")
+    >>> scol, ccol = reduce_rows(lp, tp, network(p), p, cs.Reduce(participants=p.hosts, target="h0", size=1),
+    ...                          {}, {}, tag=(0,))
+    >>> sorted(scol), lp.names[ccol[("h0", 0, 0, 1)]]
+    ([('h0', 'h1', 0, 0), ('h1', 'h0', 0, 1), ('h1', 'h0', 1, 1)], ('cons', 0, 'h0', 0, 0, 1))
+    """
     hosts_of = list(reduce.participants)
     N = len(hosts_of) - 1
     target = reduce.target
@@ -122,24 +157,19 @@ def _build(platform, reduce, ports: str = "one"):
     for (k, m), s in size.items():
         if not s > 0:
             raise SteadyStateError(f"partial result v[{k}..{m}] has size {s}", fix="give positive sizes")
-    lp = LinearProgram()
-    tp = lp.column("TP")
-    lp.objective[tp] = Fraction(1)
     scol: dict = {}
-    busy: dict = {}
     for k, m in intervals:
         for e in net.edges:
             if (k == m and e[1] == hosts_of[k]) or ((k, m) == (0, N) and e[0] == target):
                 continue
-            j = scol[(e[0], e[1], k, m)] = lp.column(("send", e[0], e[1], k, m))
+            j = scol[(e[0], e[1], k, m)] = lp.column(("send", *tag, e[0], e[1], k, m))
             busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
     ccol: dict = {}
-    compute: dict = {}
     for i in platform.hosts:
         for k in range(N + 1):
             for m in range(k + 1, N + 1):
                 for l in range(k, m):
-                    j = ccol[(i, k, l, m)] = lp.column(("cons", i, k, l, m))
+                    j = ccol[(i, k, l, m)] = lp.column(("cons", *tag, i, k, l, m))
                     w = Fraction(reduce.task_cost_of(k, l, m)) / net.speed[i]
                     if w:
                         compute.setdefault(i, {})[j] = w
@@ -167,14 +197,34 @@ def _build(platform, reduce, ports: str = "one"):
                 coefs[tp] = Fraction(-1)
             if coefs:
                 lp.row(coefs, 0)
+    return scol, ccol
+
+
+def finish_rows(lp: LinearProgram, net: Network, busy: dict, compute: dict, ports: str) -> dict:
+    """The port rows over ``busy`` and ``Σ cons · w <= 1`` per host over ``compute``; the seconds per column.
+
+    The seconds (busy time of a link or processor per unit of each column)
+    are what the canonical optimum minimises (:mod:`.canonical`).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> net = network(cs.topologies.fully_connected(2, bandwidth=1, latency=0))
+    >>> lp = LinearProgram(); x = lp.column("x")
+    >>> finish_rows(lp, net, {("h0", "h1"): {x: Fraction(2)}}, {"h0": {x: Fraction(1, 2)}}, "multi")
+    {0: Fraction(5, 2)}
+    """
     port_rows(lp, net, busy, ports)
     for i, coefs in compute.items():
         coefs = dict(coefs)
         coefs[lp.column(("slack", "cpu", i))] = Fraction(1)
         lp.row(coefs, 1)
     # the canonical optimum minimises the busy time of the links and processors (canonical.py)
-    seconds = {j: sec for cols in list(busy.values()) + list(compute.values()) for j, sec in cols.items()}
-    return lp, tp, scol, ccol, seconds, net, hosts_of, target
+    seconds: dict = {}
+    for cols in list(busy.values()) + list(compute.values()):
+        for j, sec in cols.items():
+            seconds[j] = seconds.get(j, 0) + sec
+    return seconds
 
 
 def solve_reduce(platform, reduce, *, ports: str = "one", time_limit: float = 60.0) -> ReduceSolution:

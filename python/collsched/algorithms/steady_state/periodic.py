@@ -52,7 +52,7 @@ from fractions import Fraction
 import networkx as nx
 
 from ...schedules.periodic import PeriodicTask, PeriodicTransfer, Slot
-from ...schedules.values import Piece
+from ...schedules.values import Piece, Value
 
 __all__ = ["period_of", "shortest_period", "decompose_paths", "color", "route_slots", "type_amounts", "whole_slots",
            "phases"]
@@ -434,9 +434,15 @@ def _inst(x) -> int:
 
 
 def _moved(items, offset: int) -> list:
-    """Values or pieces moved by ``offset`` instances."""
-    return [Piece(x.value._replace(inst=x.value.inst + offset), x.start, x.end) if isinstance(x, Piece)
-            else x._replace(inst=x.inst + offset) for x in items]
+    """Values or pieces moved by ``offset`` instances (built directly: ``_replace`` is several times slower)."""
+    out = []
+    for x in items:
+        if isinstance(x, Piece):
+            v = x.value
+            out.append(Piece(Value(v[0], v[1] + offset, v[2], v[3]), x.start, x.end))
+        else:
+            out.append(Value(x[0], x[1] + offset, x[2], x[3]))
+    return out
 
 
 def phases(slots, q: int, lag: int, cost: dict, speed: dict, *, sequential: bool = False) -> tuple[tuple, tuple]:

@@ -82,11 +82,19 @@ def _owned_counts(rates: list[Fraction], owner: list[int], owners: int, T: Fract
     return counts, q, period, exact
 
 
+#: Further plans, ``(applies(base, ports, method) -> bool, function(platform, base, **options))``, registered by
+#: their modules (:mod:`.plan_trees`, :mod:`.plan_reductions`), which build on this one's helpers; the first
+#: that applies plans, before the LPs of this module.
+LOWERINGS: list = []
+
+#: The ``method`` option: ``"auto"`` lets a registered plan apply, ``"lp"`` keeps the steady-state LPs.
+METHODS = ("auto", "lp")
+
 #: Largest number of operations per period the whole-message variant may scale up to.
 WHOLE_MAX_OPS = 4096
 
 
-def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
+def _assemble(build, counts: list[int], q: int, split: bool, timings: dict, parts=None):
     """One period's slots from ``build(counts, q, tag) -> (items, work, deps)``: (slots, denominator, q, scale).
 
     ``build`` names the instance of every task through ``tag(key, t, stage)``
@@ -99,6 +107,9 @@ def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
     without, the period is scaled so that every matching carries whole
     messages (seed 000, Fig. 4(b)), or, when that scale is too large, each
     message goes whole into the slot where it starts.
+
+    ``parts`` ``(part_of, n)``: every task carries only fragment
+    ``part_of(key)`` of ``n`` of its value (:func:`_fragments`).
     """
     t0 = time.perf_counter()
     tags: list = []
@@ -125,6 +136,8 @@ def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
         else:
             slots, _ = route_slots(items, split=False, timings=timings)
             slots, den, q2, scale = _with_tasks(_by_depth(slots, tags), work), 1, q, 1
+    if parts:
+        slots, den = _fragments(slots, tags, den, *parts)
     slots = _stages(slots, tags, deps, q2)
     timings["slots"] = time.perf_counter() - t0 - timings.get("colouring", 0.0)
     return slots, den, q2, scale
@@ -134,7 +147,7 @@ def _assemble(build, counts: list[int], q: int, split: bool, timings: dict):
 LATENCY_SHARE = Fraction(1, 1000)
 
 
-def _assemble_multi(build, counts: list[int], q: int, net, max_ops: int, timings: dict):
+def _assemble_multi(build, counts: list[int], q: int, net, max_ops: int, timings: dict, parts=None):
     """One period of the multi-port model: a single slot, every transfer of the period running at once.
 
     No matchings: each link direction (each ``channel`` of the network)
@@ -149,7 +162,7 @@ def _assemble_multi(build, counts: list[int], q: int, net, max_ops: int, timings
     a link direction it uses at most :data:`LATENCY_SHARE` of it, within
     ``max_ops`` operations per period (scale 1 without latencies). Returns
     ``(slots, denominator, q, scale)`` as :func:`_assemble` does (whole
-    messages).
+    messages, or ``parts`` as there).
     """
     from ...schedules.periodic import PeriodicTransfer, Slot
 
@@ -177,10 +190,43 @@ def _assemble_multi(build, counts: list[int], q: int, net, max_ops: int, timings
         q *= scale
         items, work, deps, busiest = period([c * scale for c in counts], q)
     transfers = [PeriodicTransfer(e[0], e[1], [value], size) for e, msgs in items.items() for value, _, size in msgs]
-    slot = Slot(busiest, transfers)
-    slots = tuple(_merged(sl) for sl in _stages(_with_tasks([slot], work), tags, deps, q))
+    slots, den = _with_tasks([Slot(busiest, transfers)], work), 1
+    if parts:
+        slots, den = _fragments(slots, tags, den, *parts)
+    slots = tuple(_merged(sl) for sl in _stages(slots, tags, deps, q))
     timings["slots"] = time.perf_counter() - t0
-    return slots, 1, q, scale
+    return slots, den, q, scale
+
+
+def _fragments(slots, tags: list, den: int, part_of, n: int):
+    """The slots with every value narrowed to its task's fragment: ``(slots, n · den)``.
+
+    A ReduceScatter's or AllReduce's commodity ``j`` moves and combines only
+    block ``j`` of the whole vectors: a piece ``[a, b)`` of ``den`` becomes
+    ``[j·den + a, j·den + b)`` of ``n · den`` (a whole value ``[0, den)``),
+    with ``j = part_of(key)`` of the task that carries it.
+
+    Examples
+    --------
+    >>> from collsched.schedules.periodic import PeriodicTransfer, Slot
+    >>> from collsched.schedules.values import Piece, partial
+    >>> slot = Slot(1, [PeriodicTransfer("a", "b", [Piece(partial(0, 1, 1), 1, 2)], 1)])
+    >>> _fragments([slot], [(("rs", 2, 0, 0), 0, 0)], 2, lambda key: key[1], 3)[0][0].transfers[0].pieces
+    (v[1..1]@0[5:6],)
+    """
+    from ...schedules.periodic import PeriodicTask, PeriodicTransfer, Slot
+
+    def narrow(x):
+        j = part_of(tags[_tag_of(x)][0])
+        if isinstance(x, Piece):
+            return Piece(x.value, j * den + x.start, j * den + x.end)
+        return Piece(x, j * den, (j + 1) * den)
+
+    out = [Slot(sl.duration, [PeriodicTransfer(t.src, t.dst, [narrow(x) for x in t.pieces], t.size)
+                              for t in sl.transfers],
+                [PeriodicTask(t.node, [narrow(x) for x in t.inputs], narrow(t.output), t.cost) for t in sl.tasks])
+           for sl in slots]
+    return out, den * n
 
 
 def _merged(slot):
@@ -348,7 +394,14 @@ def busiest_load(slots, speed: dict) -> Fraction:
 
 
 def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots, den, items_nodes, params, extra,
-            net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one"):
+            net, trees=(), routes: int = 1, base: Fraction | None = None, ports: str = "one", head: str | None = None,
+            bound: Bound | None = None, phased: bool = True):
+    """The schedule of the slots: period, phases, status (OPTIMAL when the rate is ``bound``'s, the LP optimum).
+
+    ``head`` replaces the message's HiGHS part when no LP was solved; ``bound`` the LP optimum ``tp``; without
+    ``phased`` no initialisation and clean-up are built (the lowering then runs the pattern's first and last
+    periods restricted to the instances that exist).
+    """
     hosts = set(platform.hosts)
     used = sorted({x for x in items_nodes if x not in hosts})
     params.update(ranks=list(used), period_kind="exact" if exact else "fixed", lp_period=str(T), whole_scale=scale)
@@ -365,16 +418,16 @@ def _finish(platform, *, sol, size, tp, acts, T, q, period, exact, scale, slots,
     pattern = PeriodicSchedule(period=length, ops_per_period=q, slots=slots, denominator=den, ports=ports)
     t0 = time.perf_counter()
     init, cleanup = build_phases(slots, q, pattern.lag(), net.cost, net.speed,
-                                 sequential=params["phases"] == "sequential")
+                                 sequential=params["phases"] == "sequential") if phased else ((), ())
     params["timings"]["phases"] = time.perf_counter() - t0
     fixed = None if exact else _fixed_note(tp, T, length, q, thr, routes, period * scale)
+    bound = bound or Bound(tp, "throughput", "steady-state LP optimum (exact)")
     return PeriodicSchedule(
         throughput=thr, period=length, ops_per_period=q, activities=acts, slots=slots, denominator=den,
         init=init, cleanup=cleanup, trees=trees, ports=ports,
         algorithm="steady_state", params=params,
-        bound=Bound(tp, "throughput", "steady-state LP optimum (exact)"),
-        status=Status.OPTIMAL if thr == tp else Status.FEASIBLE,
-        message=_message(sol, size, extra + (fixed or "")))
+        bound=bound, status=Status.OPTIMAL if thr == bound.value else Status.FEASIBLE,
+        message=(_message(sol, size, extra) if head is None else head + extra) + (fixed or ""))
 
 
 def _fixed_note(tp: Fraction, T: Fraction, period: Fraction, q: int, thr: Fraction, routes: int,
@@ -404,11 +457,11 @@ def _failed(sol, size, params):
                             message=_message(sol, size, extra))
 
 
-def _slots(build, counts, q, split, params, net, max_ops):
+def _slots(build, counts, q, split, params, net, max_ops, parts=None):
     """The period's slots under the schedule's port model: matchings (one-port) or one slot (multi-port)."""
     if params["ports"] == "multi":
-        return _assemble_multi(build, counts, q, net, max_ops, params["timings"])
-    return _assemble(build, counts, q, split, params["timings"])
+        return _assemble_multi(build, counts, q, net, max_ops, params["timings"], parts)
+    return _assemble(build, counts, q, split, params["timings"], parts)
 
 
 def _flows(platform, collective, *, ports: str, max_ops: int, split: bool, time_limit: float, phases: str):
@@ -598,11 +651,16 @@ def _multicast(platform, base, *, ports: str, max_ops: int, split: bool, time_li
 
 
 @register("steady_state", family="steady_state",
-          kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast", "allgather"),
+          kinds=("scatter", "alltoall", "alltomany", "reduce", "broadcast", "allgather", "reducescatter", "allreduce"),
           series=True, single=False, summary="exact steady-state LP optimum and its periodic schedule (seed 000)")
 def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max_ops: int = 64, split: bool = True,
-                 time_limit: float = 60.0, phases: str = "pipelined"):
-    """Plan a series of scatters, all-to-alls, reduces, broadcasts or all-gathers at the exact optimal throughput.
+                 time_limit: float = 60.0, phases: str = "pipelined", method: str = "auto"):
+    """Plan a series of scatters, all-to-alls, reduces, broadcasts, all-gathers, ReduceScatters or AllReduces.
+
+    At the exact optimal throughput of the steady-state LP of the
+    collective's family (for ReduceScatters and AllReduces, see
+    :mod:`~collsched.algorithms.steady_state.lp_reducescatter` for what it is
+    optimal over).
 
     Parameters
     ----------
@@ -610,7 +668,7 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         Its graph view is the LP's graph (routers are nodes that forward).
     collective : Series or Collective
         A :class:`~collsched.collectives.Series` of a scatter, all-to-all,
-        all-to-many, reduce, broadcast or all-gather.
+        all-to-many, reduce, broadcast, all-gather, ReduceScatter or AllReduce.
     seed : int
         Unused (the LP and its decomposition are deterministic).
     ports : {"one", "multi"}
@@ -640,6 +698,13 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         periods before the first full one and after the last one, restricted
         to the operations that exist, or one slot per transfer as in the
         paper (see :func:`~collsched.algorithms.steady_state.periodic.phases`).
+    method : {"auto", "lp"}
+        ``"auto"``: under ``ports="multi"`` an AllGather, or a commutative
+        ReduceScatter without task cost, is planned at ForestColl's cut
+        bound by spanning-tree packing, a commutative AllReduce without task
+        cost by time-sharing a ReduceScatter and an AllGather packing
+        (:mod:`~collsched.algorithms.steady_state.plan_trees`; milliseconds;
+        exact, except the AllReduce); ``"lp"``: always the steady-state LP.
 
     Returns
     -------
@@ -653,7 +718,9 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
     ValueError
         If an option is out of range.
     SteadyStateError
-        If a host is unreachable or the throughput is zero.
+        If a host is unreachable or the throughput is zero; under
+        ``ports="multi"`` with the tree packing, if the packing along the
+        platform's routes cannot reach the cut bound (non-Eulerian switches).
 
     Examples
     --------
@@ -681,13 +748,18 @@ def steady_state(platform, collective, *, seed: int = 0, ports: str = "one", max
         raise ValueError(f"steady_state option time_limit={time_limit!r} must be positive")
     if phases not in ("pipelined", "sequential"):
         raise ValueError(f"steady_state option phases={phases!r} must be 'pipelined' or 'sequential'")
+    if method not in METHODS:
+        raise ValueError(f"steady_state option method={method!r} must be 'auto' or 'lp'")
     base = collective.base
     base.validate(platform)
     opts = dict(ports=ports, max_ops=max_ops, split=split, time_limit=time_limit, phases=phases)
+    for applies, lower in LOWERINGS:
+        if applies(base, ports, method):
+            return lower(platform, base, **opts)
     if isinstance(base, (Scatter, AllToAll, AllToMany)):
         return _flows(platform, base, **opts)
     if isinstance(base, Reduce):
         return _reduce(platform, base, **opts)
     if isinstance(base, (Broadcast, AllGather)):
         return _multicast(platform, base, **opts)
-    raise CollectiveError(f"steady_state does not schedule a {base.kind}")
+    raise CollectiveError(f"steady_state does not schedule {'an' if base.kind[0] in 'aeiou' else 'a'} {base.kind}")
