@@ -37,6 +37,7 @@ from ..algorithms.liquid.traffic import Traffic, figure1_collective, figure1_pla
 from ..collectives import AllToAll
 from ..schedules.base import Status
 from .base import Report, StudyOptions, Table, study
+from .liquid_wiring import enumerate_allocations, switch_paths
 
 __all__ = ["run", "swiss_t1", "switch_paths", "routing_symmetries", "enumerate_allocations", "swiss_t1_testbed"]
 
@@ -63,50 +64,6 @@ def swiss_t1():
     p = topologies.switch_ring(cfg["switches"], cfg["nodes_per_switch"], chords=cfg["chords"],
                                bandwidth=cfg["bandwidth"], latency=cfg["latency"], name=cfg["name"])
     return p, cfg
-
-
-def switch_paths(p, switches: int, per: int) -> dict[tuple[int, int], tuple[str, ...]]:
-    """The trunk resources (link directions between switches) of the route from switch ``a`` to switch ``b``.
-
-    Checks that every host pair of the two switches takes the same trunk
-    path, so that loads depend only on the node counts per switch.
-
-    Parameters
-    ----------
-    p : Platform
-    switches, per : int
-        Switch count and hosts per switch (hosts numbered switch by switch).
-
-    Returns
-    -------
-    dict of (int, int) to tuple of str
-        Trunk resource names, as in :func:`~collsched.algorithms.liquid.traffic.traffic_of`.
-
-    Raises
-    ------
-    AssertionError
-        If two host pairs of the same switch pair take different trunk paths.
-
-    Examples
-    --------
-    >>> p, _ = swiss_t1()
-    >>> switch_paths(p, 8, 4)[(0, 4)]
-    ('r0', 'c1-4')
-    """
-    host_links = {f"l{k}" for k in range(switches * per)}
-    out: dict[tuple[int, int], tuple[str, ...]] = {}
-    for a in range(switches):
-        for b in range(switches):
-            if a == b:
-                continue
-            seen = set()
-            for i in range(per):
-                for j in range(per):
-                    hops = p.route_hops(f"h{a * per + i}", f"h{b * per + j}")
-                    seen.add(tuple(lid if fwd else f"{lid}<" for lid, fwd in hops if lid not in host_links))
-            assert len(seen) == 1, f"switches {a} and {b} use several trunk paths"
-            out[(a, b)] = seen.pop()
-    return out
 
 
 def routing_symmetries(p, paths, switches: int) -> list[tuple[int, ...]]:
@@ -160,48 +117,6 @@ def routing_symmetries(p, paths, switches: int) -> list[tuple[int, ...]]:
     extend([])
     # keep only those that map every route (intermediate switches beyond k were not checked yet)
     return [g for g in found if all(tuple(g[v] for v in s) == seqs[(g[a], g[b])] for (a, b), s in seqs.items())]
-
-
-def enumerate_allocations(paths, switches: int, per: int):
-    """Every allocation of ``0 .. per`` nodes per switch, with its traffic's size and duration Λ.
-
-    Returns
-    -------
-    counts : ndarray of shape (A, switches)
-        Nodes per switch, one row per allocation of at least 2 nodes.
-    n_transfers : ndarray of shape (A,)
-        ``n (n - 1)``.
-    duration : ndarray of shape (A,)
-        Λ: the largest of ``n - 1`` (node links) and every trunk direction's
-        ``Σ n_a n_b`` over the switch pairs routed through it.
-
-    Examples
-    --------
-    >>> p, _ = swiss_t1()
-    >>> counts, nt, lam = enumerate_allocations(switch_paths(p, 2, 4), 2, 4)
-    >>> len(counts), int(nt.max()), int(lam.max())
-    (22, 56, 16)
-    """
-    counts = np.indices((per + 1,) * switches, dtype=np.int64).reshape(switches, -1).T
-    n = counts.sum(axis=1)
-    keep = n >= 2
-    counts, n = counts[keep], n[keep]
-    trunks = sorted({r for path in paths.values() for r in path})
-    col = {r: k for k, r in enumerate(trunks)}
-    # trunk t carries Σ n_a n_b over the switch pairs routed through it: one product per switch pair, then
-    # (products) @ W with W[pair, t] = 1 if the pair's route holds t (float32 products are exact: every value
-    # is below 2^24)
-    pairs = sorted(paths)
-    w = np.zeros((len(pairs), len(trunks)), dtype=np.float32)
-    for k, pair in enumerate(pairs):
-        for r in paths[pair]:
-            w[k, col[r]] += 1
-    nf = counts.astype(np.float32)
-    prod = np.stack([nf[:, a] * nf[:, b] for a, b in pairs], axis=1)
-    most = (prod @ w).max(axis=1) if len(trunks) else np.zeros(len(counts), dtype=np.float32)
-    loads = np.rint(most).astype(np.int64)[:, None]
-    duration = np.maximum(n - 1, loads.max(axis=1))
-    return counts, n * (n - 1), duration
 
 
 @functools.cache
