@@ -9,7 +9,11 @@ switch is enumerated, allocations equal up to a symmetry of the routed
 network are grouped, and one traffic per distinct liquid throughput forms
 the testbed (the paper's 363). Per traffic: its liquid throughput (Fig. 8),
 the throughput of round-robin (Fig. 9) and of the computed schedule
-(Fig. 10) simulated under the Fluid model, and the search time. The
+(Fig. 10) simulated under the Fluid model, and the search time. Then the
+search of a family of wirings for one that also gives Annex B's 48,704
+conflict-graph edges (:mod:`collsched.studies.liquid_wiring`), Fig. 4's
+search-space reduction measured on small testbed traffics, and one row per
+finding of the paper. The
 testbed's selection and each traffic are cells of the study runner
 (:meth:`~collsched.studies.base.StudyOptions.map`), run in parallel and
 kept for a rerun.
@@ -403,7 +407,8 @@ def run(options: StudyOptions) -> Report:
     Returns
     -------
     Report
-        Tables "Figure 1: the paper's example", "Testbed: ...", "Figures 8-10: ...", "Search time".
+        Tables "Figure 1: the paper's example", "Testbed: ...", "Figures 8-10: ...", "Search time",
+        "Swiss-T1 wiring search: ...", "Fig. 4: ..." and "Findings of seed 001".
 
     Examples
     --------
