@@ -211,6 +211,7 @@ def _findings(t12: Table, t13: Table, ex: Table) -> Table:
     sim13 = t13.column("ours (simulated)")
     exr = {r[0]: r for r in ex.rows}
     ach = t12.column("ours sim / LP")
+    own = t12.column("schedule / LP")
     rows = (
         ("Fig. 2: a series of scatters reaches TP = 1/2 (period 12, 4 matchings)",
          f"TP = {exr['Fig. 2: series of scatters, TP'][2]} (the text's period-12 solution is an exact optimum: "
@@ -234,9 +235,11 @@ def _findings(t12: Table, t13: Table, ex: Table) -> Table:
          "holds" if all(3 <= x <= 5 for x in ratio13) else "partly",
          "multi-tree spreads the combinations over every host; the binomial tree's are fixed"),
         ("Theorems 1-3: the periodic schedules reach the LP throughput (asymptotically)",
-         f"our reduce schedules simulated / LP: {min(ach)} .. {max(ach)} (Fig. 12 means)",
-         "holds" if min(ach) >= 0.99 else "partly",
-         "below 1 only where the fixed period of section 4.6 (at most 64 operations) rounds the LP's rates"),
+         f"our reduce schedules' throughput / LP: {min(own)} .. {max(own)}; simulated / LP: {min(ach)} .. {max(ach)}"
+         " (Fig. 12 means)", "holds" if min(own) >= 0.99 else "partly",
+         "exact throughput below the LP only where the fixed period of section 4.6 (at most 64 operations) rounds"
+         " its rates; the simulated rate also pays the links' latencies, which the LP leaves out, and is measured"
+         " over one window of K to 2K operations"),
     )
     return Table("Findings of seed 000", ("paper", "ours", "verdict", "why"), rows)
 
