@@ -31,6 +31,8 @@ def test_study_quick_prints_winners_lambdas_and_findings():
     lam = r.table("Table 2: heap variants by lambda rule (n = 64, ms)")
     assert set(lam.column("lambda rule")) == {"(n-1)/n", "paper: best measured", "ours: estimate"}
     assert {x for x, rule in zip(lam.column("lambda"), lam.column("lambda rule")) if rule == "(n-1)/n"} == {0.9844}
+    ip = r.table("Tables 2-3 on the iPSC/860 model (ms)")
+    assert [(t, d) for t, d in zip(ip.column("table"), ip.column("d"))] == [("Table 2", 4)] * 5 + [("Table 3", 32)] * 5
     f = r.table("Findings of seed 002")
     assert len(f.rows) == 10
     assert set(f.column("verdict")) <= {"holds", "partly", "does not hold", "not run"}

@@ -99,7 +99,9 @@ def _run_sample(cell: tuple) -> dict:
     {name: (phases, planning ms, {(unit, model): ms})}, "stats": com_stats}``,
     plus, if ``"ipsc" in extra``, ``"ipsc": {(size, name, pairwise): ms}``
     (:func:`~collsched.algorithms.permutations.ipsc.ipsc_time` at each of
-    :data:`WINNER_SIZES`), and if ``"lambdas" in extra``, ``"lambdas":
+    :data:`WINNER_SIZES`), if ``"ipsc_units" in extra``, ``"ipsc_units":
+    {(unit, name): ms}`` (the same at the cell's units, pairwise advantage
+    on), and if ``"lambdas" in extra``, ``"lambdas":
     {(heap variant, lambda): (phases, {unit: Circuit ms}, {unit: iPSC ms})}``
     for each of the paper's trial lambdas.
     """
@@ -111,7 +113,7 @@ def _run_sample(cell: tuple) -> dict:
         mods["one_port"] = models.Circuit(one_port=True)
     cs_ = {u: samples.to_alltomany(com, p.hosts, unit=u) for u in units}
     bound = {(u, name): _bound(p, c, model) for u, c in cs_.items() for name, model in mods.items()}
-    out, ipsc, lam = {}, {}, {}
+    out, ipsc, lam, plans = {}, {}, {}, {}
     sized = {u: cs_.get(u) or samples.to_alltomany(com, p.hosts, unit=u) for u in WINNER_SIZES} \
         if "ipsc" in extra else {}
     for a in algorithms:
@@ -120,12 +122,16 @@ def _run_sample(cell: tuple) -> dict:
         comm = {(u, name): _comm(p, s, c, a, model) for u, c in cs_.items() for name, model in mods.items()}
         out[a] = (phases, ms, comm)
         lam[a] = s.params.get("lam")
+        plans[a] = s
         for u, c in sized.items():
             for pw in (True, False):
                 ipsc[u, a, pw] = ipsc_time(p, s, c, scheme=paper.SCHEME[a], pairwise=pw) * 1e3
     result = {"bound": bound, "algorithms": out, "stats": samples.com_stats(com), "lam": lam}
     if "ipsc" in extra:
         result["ipsc"] = ipsc
+    if "ipsc_units" in extra:
+        result["ipsc_units"] = {(u, a): ipsc_time(p, s_, c, scheme=paper.SCHEME[a]) * 1e3
+                                for a, s_ in plans.items() for u, c in cs_.items()}
     if "lambdas" in extra:
         lams = {}
         for a in HEAPS:
@@ -234,7 +240,7 @@ def _paper_winner(d: int, size: int) -> str | None:
 
 
 def _winners(ds, n_samples, results) -> tuple[Table, dict]:
-    """The winner per (d, size) under the iPSC/860 model, with and without the pairwise advantage, and the paper's."""
+    """The winner per (d, size) on the iPSC/860 model, with and without the pairwise advantage, and the paper's."""
     times: dict = {}
     for i, d in enumerate(ds):
         for r in results[i * n_samples:(i + 1) * n_samples]:
@@ -291,6 +297,24 @@ def _heap_lambdas(ds, n_samples, results) -> Table:
                "comm: simulated under Circuit() as in Table 2 above."))
 
 
+def _ipsc_nonuniform(ds, n_samples, r_table2, r_table3) -> Table:
+    """Tables 2 and 3's algorithms costed on the iPSC/860 model (mean ms per cell), beside the paper's."""
+    rows = []
+    for i, d in enumerate(ds):
+        rs = r_table2[i * n_samples:(i + 1) * n_samples]
+        for a in NONUNIFORM:
+            rows.append(("Table 2", d, a, *[_r(_mean([r["ipsc_units"][u, a] for r in rs])) for u in (256, 2048)],
+                         *paper.TABLE2[d][a][:2]))
+    for a in NONUNIFORM:
+        rows.append(("Table 3", 32, a, *[_r(_mean([r["ipsc_units"][u, a] for r in r_table3])) for u in (128, 512)],
+                     *paper.TABLE3[a][1:3]))
+    return Table("Tables 2-3 on the iPSC/860 model (ms)",
+                 ("table", "d", "algorithm", "small unit ours", "large unit ours", "small unit paper",
+                  "large unit paper"), tuple(rows),
+                 notes=("Table 2: units 256 and 2048 bytes; Table 3 (d: its 32 nodes): units 128 and 512 bytes.",
+                        "ipsc_time with the pairwise advantage, each algorithm under the paper's scheme."))
+
+
 def _verdict(ok: bool | None, partly: bool = False) -> str:
     return "not run" if ok is None else ("holds" if ok else ("partly" if partly else "does not hold"))
 
@@ -345,14 +369,24 @@ def _findings(tables: dict, win: dict, ds) -> Table:
                      f"d={d}: {min(by[d, 'rs_nlh'], by[d, 'rs_nlph'])} vs {by[d, 'rs_nlp']}" for d in d2),
                  _verdict(len(heap_win) == len(d2), bool(heap_win)),
                  "equal-size pieces per phase keep small messages from waiting for the largest"))
+    ip = tables["Tables 2-3 on the iPSC/860 model (ms)"]
+    ipsc = {(t, d, a): v for t, d, a, v in zip(ip.column("table"), ip.column("d"), ip.column("algorithm"),
+                                               ip.column("large unit ours"))}
     dense = sorted({d for d, _ in by if d >= 32})
+
+    def lp_best(cost):
+        return all(cost[d, "lp"] <= min(v for (e, a), v in cost.items() if e == d) for d in dense)
+
+    ip2 = {(d, a): v for (t, d, a), v in ipsc.items() if t == "Table 2"}
     rows.append(("Table 2: LP best for d >= 32 with non-uniform sizes",
-                 "; ".join(f"d={d}: lp {by[d, 'lp']}, best other "
-                           f"{min(v for (e, a), v in by.items() if e == d and a != 'lp')}" for d in dense)
-                 or "d >= 32 not run",
-                 _verdict(all(by[d, "lp"] <= min(v for (e, a), v in by.items() if e == d) for d in dense)
-                          if dense else None),
-                 "under Circuit() LP's phases are link-disjoint; no pairwise advantage is simulated here"))
+                 ("unit 2048, Circuit / iPSC/860 model: " + "; ".join(
+                     f"d={d}: lp {by[d, 'lp']} / {ip2[d, 'lp']}, best other "
+                     f"{min(v for (e, a), v in by.items() if e == d and a != 'lp')} / "
+                     f"{min(v for (e, a), v in ip2.items() if e == d and a != 'lp')}" for d in dense))
+                 if dense else "d >= 32 not run",
+                 _verdict(lp_best(by) and lp_best(ip2), lp_best(by) or lp_best(ip2)) if dense else "not run",
+                 "Circuit() gives a pairwise exchange no advantage; the iPSC/860 model does, and charges nothing"
+                 " for the phases a node skips"))
     lam = tables["Table 2: heap variants by lambda rule (n = 64, ms)"]
     first = [(d, a, ph, pp) for d, a, rule, ph, pp in zip(lam.column("d"), lam.column("algorithm"),
              lam.column("lambda rule"), lam.column("phases ours"), lam.column("phases paper")) if rule == "(n-1)/n"]
@@ -362,11 +396,14 @@ def _findings(tables: dict, win: dict, ds) -> Table:
                  "the paper's phase counts come out at its first trial value; smaller lambdas cut more pieces"))
     t3 = tables["Table 3: CFD-like matrix (n = 32, ms)"]
     c3 = dict(zip(t3.column("algorithm"), t3.column("comm 512 ours")))
+    i3 = {a: v for (t, _, a), v in ipsc.items() if t == "Table 3"}
     rows.append(("Table 3: RS_NLPH better than RS_NLH on the CFD matrix",
-                 f"unit 512: rs_nlph {c3['rs_nlph']}, rs_nlh {c3['rs_nlh']}",
-                 _verdict(c3["rs_nlph"] < c3["rs_nlh"]),
-                 "simulated under Circuit(), where a pairwise exchange has no advantage; our matrices only share the"
-                 " paper's statistics"))
+                 f"unit 512, Circuit: rs_nlph {c3['rs_nlph']}, rs_nlh {c3['rs_nlh']}; iPSC/860 model: rs_nlph"
+                 f" {i3['rs_nlph']}, rs_nlh {i3['rs_nlh']}",
+                 _verdict(c3["rs_nlph"] < c3["rs_nlh"] and i3["rs_nlph"] < i3["rs_nlh"],
+                          c3["rs_nlph"] < c3["rs_nlh"] or i3["rs_nlph"] < i3["rs_nlh"]),
+                 "Circuit() gives a pairwise exchange no advantage, the iPSC/860 model one message time; our"
+                 " matrices only share the paper's statistics"))
     return Table("Findings of seed 002", ("paper", "ours", "verdict", "why"), tuple(rows))
 
 
@@ -403,8 +440,9 @@ def run(options: StudyOptions) -> Report:
     uniform = [(("random", 64, d, base + 1_000 * d + k, None), 6, (1024, 131072), one_port, UNIFORM,
                 base + 1_000 * d + k, ("ipsc",)) for d in ds for k in range(n_samples)]
     table2 = [(("random", 64, d, base + 7_000 + 100 * d + k, 64), 6, (256, 2048), False, NONUNIFORM, base + k,
-               ("lambdas",)) for d in ds2 for k in range(n_samples)]
-    table3 = [(("cfd", base + k), 5, (32, 128, 512), False, NONUNIFORM, base + k, ()) for k in range(n_cfd)]
+               ("lambdas", "ipsc_units")) for d in ds2 for k in range(n_samples)]
+    table3 = [(("cfd", base + k), 5, (32, 128, 512), False, NONUNIFORM, base + k, ("ipsc_units",))
+              for k in range(n_cfd)]
     results = options.map(_run_sample, uniform + table2 + table3, label="permutations samples")
     r_uniform, r_table2, r_table3 = (results[:len(uniform)], results[len(uniform):len(uniform) + len(table2)],
                                      results[len(uniform) + len(table2):])
@@ -439,5 +477,6 @@ def run(options: StudyOptions) -> Report:
     tables.append(Table(
         "Table 3: matrix statistics", ("statistic", "ours", "paper"),
         tuple((k, _r(np.mean([s[k] for s in stats])), v) for k, v in paper.TABLE3_STATS.items())))
+    tables.append(_ipsc_nonuniform(ds2, n_samples, r_table2, r_table3))
     tables.append(_findings({t.title: t for t in tables}, win, ds))
     return Report("permutations", tuple(tables))
