@@ -87,16 +87,21 @@ def ipsc_time(platform, schedule, collective, *, scheme: str, pairwise: bool = T
     ScheduleError
         If a transfer is not one of the collective's messages.
 
+    Notes
+    -----
+    ``O(T (n + h))`` for ``T`` transfers, ``n`` hosts, ``h`` hops per route.
+
     Examples
     --------
     ``h0 -> h1`` and ``h2 -> h0`` in one step: ``h0`` is half duplex, so the
-    second waits for the first (1.002 s each), with or without ``pairwise``.
+    second waits for the first (2 ms of ready signal + 1.002 s each), with
+    or without ``pairwise``.
 
     >>> import collsched as cs
     >>> p = cs.topologies.star(3, bandwidth=1e6, latency=1e-3)
     >>> c = cs.AllToMany({("h0", "h1"): 1e6, ("h2", "h0"): 1e6})
     >>> s = cs.StepSchedule.from_pairs([[("h0", "h1"), ("h2", "h0")]])
-    >>> round(ipsc_time(p, s, c, scheme="ready"), 6)     # + 2 ms of ready signal each
+    >>> round(ipsc_time(p, s, c, scheme="ready"), 6)
     2.008
     >>> c = cs.AllToMany({("h0", "h1"): 100, ("h2", "h0"): 100})  # short messages: S2 skips the handshake
     >>> round(ipsc_time(p, s, c, scheme="post_all"), 6)
@@ -105,6 +110,11 @@ def ipsc_time(platform, schedule, collective, *, scheme: str, pairwise: bool = T
     Traceback (most recent call last):
     ...
     ValueError: unknown scheme 'S3'; expected one of ready, post_all
+
+    References
+    ----------
+    S. Ranka and J.-C. Wang, "Static and runtime scheduling of unstructured
+    communication", Syracuse University, 1993 (seed 002), sections 2.1 and 7.
     """
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
@@ -118,7 +128,7 @@ def ipsc_time(platform, schedule, collective, *, scheme: str, pairwise: bool = T
     den = schedule.denominator
     end = 0.0
     for step in schedule.steps:
-        # step 1: the step's transfers as (i, j, message, seconds on the wire)
+        # step 1: the step's transfers as (i, j, message, handshake seconds, seconds on the wire)
         items = []
         for t in step:
             i, j = index[t.src], index[t.dst]
