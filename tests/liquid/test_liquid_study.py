@@ -22,6 +22,15 @@ def test_study_quick():
     assert all(x <= 1 + 1e-9 for x in figs.column("round-robin / liquid"))
     search = dict((q, o) for q, o, _ in r.table("Search time").rows)
     assert search["not solved (budget)"] == 0
+    # the wiring search (tests/liquid/test_liquid_wiring.py checks its counts), Fig. 4 and the findings
+    w = r.table("Swiss-T1 wiring search: distinct throughputs and conflict-graph edges")
+    used = [row for row in w.rows if row[-1] == "chosen"]
+    assert [(row[3], row[4]) for row in used] == [(37376, tb["distinct liquid throughputs (the testbed)"][0])]
+    assert 48704 not in w.column("conflict edges")
+    fig4 = dict((q, o) for q, o, _ in r.table("Fig. 4: search space of the full teams").rows)
+    assert fig4["traffics"] == 4
+    f = r.table("Findings of seed 001")
+    assert len(f.rows) == 8 and set(f.column("verdict")) <= {"holds", "partly", "does not hold", "not run"}
 
 
 def test_testbed_loads_match_the_traffics():
