@@ -38,20 +38,9 @@ an all-reduce) and makes them a
   the packing's 32 trees in 256 chunks (the choice) take 7.838 ms, 1.1%
   above the bandwidth bound of 7.75 ms (TE-CCL's published figure).
 
-Bounds (the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid for
-every schedule under the multi-port model, e.g. ``Fluid``): ``rate_bound``
-is the cut bound ``x*`` on each root's stream (all-gather, reduce-scatter);
-for an all-reduce of a ``V``-byte vector it is ``min(x*_AG, λ / N)``, where
-``x*_AG`` is the all-gather cut bound (an all-gather of ``V/N``-byte blocks
-is a sum all-reduce of zero-padded vectors, so no all-reduce schedule that
-works for every input is faster than that all-gather) and ``λ`` the least
-capacity ``B⁺(S)`` over the cuts ``S`` that separate two participants (the
-result on the far side depends on all ``V`` bytes of the operands inside
-``S``, so ``V`` bytes must cross). For one collective the bound is a
-makespan: the largest of ``block / rate_bound`` and the latency bound (the
-largest, over ordered pairs of participants, least latency of a path
-between them: one participant's data must reach the other); for a series,
-a throughput: ``rate_bound / block`` operations per second.
+Bounds: the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid
+for every schedule under the multi-port model (e.g. ``Fluid``); the Notes of
+:func:`plan_forest` say what they are and why they hold.
 
 Examples
 --------
@@ -77,13 +66,15 @@ from ..registry import register
 from .forest import pack_forest
 from .lower_shallow import link_loads, reduce_depth, shallow_trees
 
-__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "latency_bound", "CHUNK_CHOICES",
-           "MAX_MESSAGES", "ROUNDED_SHARES"]
+__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "transmission_capacity", "latency_bound", "CHUNK_CHOICES",
+           "MAX_MESSAGES", "MAX_UNIT_MESSAGES", "ROUNDED_SHARES"]
 
 #: The chunk counts :func:`choose_chunks` picks from.
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 #: One collective is cut into no more chunks than keep its program within this many messages.
 MAX_MESSAGES = 2**19
+#: A series is lowered in rounds when unit messages would be more than this per instance (``plan_forest``).
+MAX_UNIT_MESSAGES = 128
 #: Shares are rounded to multiples of ``1 / ROUNDED_SHARES`` when their lcm is too large.
 ROUNDED_SHARES = 2**19
 
@@ -123,6 +114,46 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     CollectiveError, PlatformError
         The collective does not fit the platform (a router as participant, a participant another cannot reach).
 
+    Notes
+    -----
+    **The bounds.** ``rate_bound`` bounds the bytes/s of each root's
+    stream, for every schedule of the collective under the multi-port
+    model (every link direction its own capacity, as ``Fluid`` has it):
+
+    * all-gather, reduce-scatter: the cut bound ``x*`` (ForestColl's; exact,
+      :func:`.cut_bound.cut_bound`);
+    * all-reduce of a ``V``-byte vector (stream ``V/N`` per root): the least
+      of three, each a valid bound:
+
+      - ``x*_AG``, the all-gather cut bound: an all-gather of ``V/N``-byte
+        blocks is a sum all-reduce of zero-padded vectors, so no all-reduce
+        schedule that works for every input is faster than that all-gather;
+      - ``λ / N``, ``λ`` the least capacity ``B⁺(S)`` of a cut ``S`` that
+        separates two participants (:func:`least_cut`): the result on the
+        far side depends on all ``V`` bytes of the operands inside ``S``, so
+        at least ``V`` bytes cross (the operands can be combined before they
+        cross, so not more);
+      - ``E / (2 N (N - 1))``, ``E`` the bytes/s all hosts can send at once
+        (or receive, the smaller: :func:`transmission_capacity`): each
+        byte of the vector must be sent at least ``2 (N - 1)`` times, from
+        host to host (a message carries pieces of the vector or partial
+        reductions of them, never a mix of different bytes, as programs
+        do). For that byte, think of each message as a one-way call that
+        passes on all its sender knows: the calls up to the first moment some
+        host knows every operand connect the ``N`` participants (``N - 1``
+        calls at least, relays included), and every other participant must
+        receive a call after that moment (``N - 1`` more): the one-way
+        gossip bound of Harary and Schwenk (1974). So ``2 (N - 1) V`` bytes
+        leave hosts, in at least ``2 (N - 1) V / E`` seconds. On one switch
+        (``dgx2(1)``: ``E = 16 · 125`` GB/s) this is the rate of the
+        reduce-scatter + all-gather trees, which are then optimal; on
+        ``dgx2(2)`` it moves the 1 GB bound from 10 ms (``λ``) to 14.76 ms.
+
+    For one collective the bound is a makespan: the largest of
+    ``block / rate_bound`` and the latency bound (:func:`latency_bound`: one
+    participant's data must reach the farthest other); for a series, a
+    throughput: ``rate_bound / block`` operations per second.
+
     Examples
     --------
     >>> import collsched as cs
@@ -151,7 +182,8 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     for label, trees, rate, rate_bound, notes in _candidates(platform, participants, base.kind, shallow=not series):
         trees, rate, note = _bounded_shares(trees, participants, rate)
         draft = ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
-                               rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest")
+                               rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest",
+                               messages=_messages(trees, participants, base.kind, series))
         notes = [n for n in notes + [note] if n]
         if series:
             best = (0.0, draft, chunks or 1, label, notes)
@@ -163,7 +195,7 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     model, draft, chunks, label, notes = best
     block = Fraction(draft.block_bytes(collective))
     rate, rate_bound = draft.throughput, draft.rate_bound
-    params = {"chunks": chunks, "window": window}
+    params = {"chunks": chunks, "window": window, "messages": draft.messages}
     if series:
         bound = Bound(rate_bound / block, "throughput", "multi-port cut bound per root stream, per operation")
         status = Status.OPTIMAL if rate == rate_bound else Status.FEASIBLE
@@ -176,6 +208,16 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
         status = Status.FEASIBLE
     return dataclasses.replace(draft, chunks=chunks, params=params, bound=bound, status=status,
                                message="; ".join(notes))
+
+
+def _messages(trees: list[ForestTree], participants, kind: str, series: bool) -> str:
+    """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as :func:`plan_forest` says."""
+    if kind == "allreduce" and not series:
+        return "round"
+    probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=0, rate_bound=0,
+                           messages="unit")
+    per_item = sum(k * len(t.arcs) for k, t in zip(probe.units()[0], trees)) * (2 if kind == "allreduce" else 1)
+    return "round" if series and per_item > MAX_UNIT_MESSAGES else "unit"
 
 
 def _candidates(platform, participants, kind: str, *, shallow: bool):
@@ -207,7 +249,11 @@ def _candidates(platform, participants, kind: str, *, shallow: bool):
         if kind == "allreduce":
             trees, rate, choice = _allreduce_trees(platform, participants, trees, by_kind["reducescatter"])
             notes.append(choice)
-            rate_bound = min(rate_bound, least_cut(platform, participants) / len(participants))
+            n = len(participants)
+            rate_bound = min(rate_bound, least_cut(platform, participants) / n)
+            spread = transmission_capacity(platform)
+            if spread is not None:
+                rate_bound = min(rate_bound, spread / (2 * n * (n - 1)))
         yield label, trees, rate, rate_bound, notes
 
 
@@ -310,6 +356,43 @@ def least_cut(platform, participants) -> Fraction:
     g.add_edges_from((u, v, {"capacity": Fraction(bw)}) for u, v, bw in platform._graph.edges(data="bandwidth"))
     first = participants[0]
     return min(Fraction(nx.maximum_flow_value(g, a, b)) for p in participants[1:] for a, b in ((first, p), (p, first)))
+
+
+def transmission_capacity(platform) -> Fraction | None:
+    """Bytes/s all hosts can send at once, or receive at once (the smaller): the sums of their links' directions.
+
+    Every byte a message carries leaves its sending host on one of the
+    host's link directions, and enters the receiving host on another, so
+    the bytes the hosts send (or receive) in ``T`` seconds are at most this
+    times ``T``. :func:`plan_forest` divides it by ``2 N (N - 1)`` for its
+    all-reduce bound (the docstring of :mod:`.plan` says why).
+
+    Parameters
+    ----------
+    platform : Platform
+        Its graph view (every link direction a capacity).
+
+    Returns
+    -------
+    Fraction or None
+        Exact, from the float bandwidths; None when a host has a fatpipe
+        link (each flow gets its whole bandwidth: what the host sends is
+        not bounded so).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> transmission_capacity(cs.topologies.star(3, bandwidth=8))
+    Fraction(24, 1)
+    """
+    g = platform._graph
+    hosts = set(platform.hosts)
+    if any(link.sharing == "fatpipe" and (link.ends is None or set(link.ends) & hosts)
+           for link in platform.links.values()):
+        return None
+    out = sum((Fraction(bw) for u, _, bw in g.edges(data="bandwidth") if u in hosts), Fraction(0))
+    into = sum((Fraction(bw) for _, v, bw in g.edges(data="bandwidth") if v in hosts), Fraction(0))
+    return min(out, into)
 
 
 def latency_bound(platform, participants) -> float:
@@ -448,7 +531,7 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     >>> choose_chunks(p, s, cs.AllGather(participants=["h0", "h1"], size=100))
     1
     """
-    units = schedule.units()[0]
+    units = schedule.units()[0] if schedule.messages == "unit" else [1] * len(schedule.trees)
     per_chunk = sum(k * len(t.arcs) for k, t in zip(units, schedule.trees)) * (2 if schedule.kind == "allreduce" else 1)
     allowed = [c for c in choices if c * per_chunk <= MAX_MESSAGES] or [1]
     return min(allowed, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
