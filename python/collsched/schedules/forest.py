@@ -607,16 +607,16 @@ class _Lowering:
                 if v is None:
                     continue
                 for a in range(len(self.atoms[j])):
-                    key = self.group(j, a, u, v)
+                    key = self.group(g, j, a, u, v)
                     if key not in keys:
                         keys.add(key)
                         self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
         self.in_flight: dict[tuple[str, str], list[int]] = {}
         self.held: dict[tuple, Piece] = {}
 
-    def group(self, j: int, a: int, u: str, v: str) -> tuple:
-        """The message a piece goes in, within its round: one per pair, or one per atom and arc."""
-        return (u, v) if self.f.messages == "round" else (j, a, u, v)
+    def group(self, g: int, j: int, a: int, u: str, v: str) -> tuple:
+        """The message a piece goes in, within its round: one per pair, or one per atom and arc of a stage."""
+        return (u, v) if self.f.messages == "round" else (g, j, a, u, v)
 
     def run(self, items: int) -> None:
         """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``."""
@@ -624,12 +624,12 @@ class _Lowering:
         for k in range(items + last):
             out: dict[tuple, list[Piece]] = {}
             for j, acts in enumerate(self.actions):
-                for g, what, u, v in acts:
-                    if 0 <= k - g < items:
-                        for a in range(len(self.atoms[j])):
+                for a in range(len(self.atoms[j])):
+                    for g, what, u, v in acts:
+                        if 0 <= k - g < items:
                             piece = self.act(j, a, k - g, what, u, v)
                             if piece is not None:
-                                out.setdefault(self.group(j, a, u, v), []).append(piece)
+                                out.setdefault(self.group(g, j, a, u, v), []).append(piece)
             for key, pieces in out.items():
                 u, v = key[-2:]
                 self.send(u, v, pieces)
