@@ -59,11 +59,16 @@ whatever their trees' weights. Two ways of packing pieces into messages
   the round before, so the rounds follow one another as in a synchronous
   pipeline; once it is full every round carries one item's load on every
   link, and takes ``1 / x`` of an item plus the latency a message pays
-  before it flows (negligible when items are large: series of 1 GB
-  collectives run at 0.9991-0.9999 of the claimed rate on the GPU fabrics,
-  ``benchmarks/bench_gpu_forest_schedule.py``). A program has one message
-  per pair and round: on ``mi250(2)`` an all-reduce series of 80 sends 13,917
-  messages where unit messages took about 5 million.
+  before it flows, provided equal shares per pair do not starve a pair
+  whose upstream pieces come late (series of 1 GB collectives, full
+  pipeline, ``benchmarks/bench_gpu_forest_schedule.py``: 0.99908 to
+  0.99998 of the claimed rate on ``dgx2(2)``, ``ndv2(2)``,
+  ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
+  reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce; on a random
+  mesh an all-reduce fell to 0.95, where units reach the rate exactly). A
+  program has one message per pair and round: on ``mi250(2)`` an
+  all-reduce series of 80 sends 13,917 messages where unit messages took
+  about 5 million.
 * ``"unit"`` (one all-gather or reduce-scatter, cut in many chunks): each
   tree's piece is sent as *units*, messages of one size (the greatest
   common divisor of the trees' pieces), ``k`` of them for a tree of ``k``
@@ -312,8 +317,8 @@ class ForestSchedule(Schedule):
     def __eq__(self, other):
         if not isinstance(other, ForestSchedule):
             return NotImplemented
-        fields = ("kind", "participants", "trees", "throughput", "rate_bound", "chunks", "window", "messages", "algorithm",
-                  "bound", "status", "message")
+        fields = ("kind", "participants", "trees", "throughput", "rate_bound", "chunks", "window", "messages",
+                  "algorithm", "bound", "status", "message")
         return all(getattr(self, f) == getattr(other, f) for f in fields) and dict(self.params) == dict(other.params)
 
     __hash__ = None  # type: ignore[assignment]

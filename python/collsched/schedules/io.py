@@ -205,8 +205,8 @@ def _read_periodic(obj, where) -> dict:
 
 def _write_forest(s: ForestSchedule) -> dict:
     return {"kind": s.kind, "participants": list(s.participants), "throughput": _frac(s.throughput),
-            "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window,
-            "messages": s.messages, "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs],
+            "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window, "messages": s.messages,
+            "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs],
                        **({} if t.up is None else {"up": [list(a) for a in t.up]})} for t in s.trees]}
 
 

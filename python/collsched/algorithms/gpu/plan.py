@@ -66,7 +66,8 @@ from ..registry import register
 from .forest import pack_forest
 from .lower_shallow import link_loads, reduce_depth, shallow_trees
 
-__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "transmission_capacity", "latency_bound", "CHUNK_CHOICES",
+__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "transmission_capacity", "latency_bound",
+           "CHUNK_CHOICES",
            "MAX_MESSAGES", "MAX_UNIT_MESSAGES", "ROUNDED_SHARES"]
 
 #: The chunk counts :func:`choose_chunks` picks from.
@@ -101,7 +102,11 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     -------
     ForestSchedule
         ``status`` OPTIMAL for a series whose claimed rate equals the bound;
-        ``params``: ``chunks``, ``window`` and, for one collective, the
+        ``messages`` "round" for a series whose unit messages would be more
+        than :data:`MAX_UNIT_MESSAGES` per instance (the GPU fabrics) and
+        for one all-reduce, else "unit" (small platforms, where units reach
+        the rate exactly; one all-gather or reduce-scatter, where they hide
+        latencies); ``params``: ``chunks``, ``window``, ``messages`` and, for one collective, the
         ``bandwidth_bound`` and ``latency_bound`` (seconds) and the model's
         ``model_makespan``.
 
@@ -211,7 +216,7 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
 
 
 def _messages(trees: list[ForestTree], participants, kind: str, series: bool) -> str:
-    """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as :func:`plan_forest` says."""
+    """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as ``plan_forest`` says."""
     if kind == "allreduce" and not series:
         return "round"
     probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=0, rate_bound=0,
