@@ -66,12 +66,14 @@ def steady_series_rate(p, kind, width=8):
 @pytest.mark.parametrize("name, count, kind", [
     ("ndv2", 2, "allgather"), ("ndv2", 2, "reducescatter"), ("ndv2", 2, "allreduce"),
     ("dgx2", 2, "allgather"), ("dgx_a100", 2, "allgather"), ("dgx_a100", 2, "reducescatter"),
-    ("ndv2", 4, "allgather")])
+    ("ndv2", 4, "allgather"), ("ndv2", 4, "allreduce")])
 def test_series_run_at_the_claimed_rate_in_their_full_pipeline(name, count, kind):
-    """Measured (``benchmarks/bench_gpu_forest_schedule.py`` prints every fabric and kind): 0.9999 to 1 on these;
-    the fabrics' latencies cost a few 1e-5 of a 1 GB period."""
+    """Measured (``benchmarks/bench_gpu_forest_schedule.py`` prints every fabric and kind): 0.9991 to 1.00003 on
+    these (rounds: the fabrics' latencies cost up to 1e-3 of a 1 GB period; units, the ndv2 all-reduces, are not
+    exactly periodic in the window)."""
     s, rate = steady_series_rate(fabric(name, count), kind)
-    assert 0.999 <= rate <= 1 + 1e-9
+    assert s.messages == ("unit" if kind == "allreduce" and name == "ndv2" else "round")
+    assert abs(rate - 1) <= 1e-3
 
 
 @pytest.mark.parametrize("name, count", FABRICS)

@@ -64,8 +64,9 @@ whatever their trees' weights. Two ways of packing pieces into messages
   pipeline, ``benchmarks/bench_gpu_forest_schedule.py``: 0.99908 to
   0.99998 of the claimed rate on ``dgx2(2)``, ``ndv2(2)``,
   ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
-  reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce; on a random
-  mesh an all-reduce fell to 0.95, where units reach the rate exactly). A
+  reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
+  units; on a random mesh an all-reduce fell to 0.95, where units reach the
+  rate exactly: ``plan_forest`` says which it picks). A
   program has one message per pair and round: on ``mi250(2)`` an
   all-reduce series of 80 sends 13,917 messages where unit messages took
   about 5 million.

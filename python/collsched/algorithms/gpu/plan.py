@@ -74,8 +74,8 @@ __all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "trans
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 #: One collective is cut into no more chunks than keep its program within this many messages.
 MAX_MESSAGES = 2**19
-#: A series is lowered in rounds when unit messages would be more than this per instance (``plan_forest``).
-MAX_UNIT_MESSAGES = 128
+#: Unit messages per item above which a series (all-gather, reduce-scatter) or an all-reduce is lowered in rounds.
+MAX_UNIT_MESSAGES = (128, 2048)
 #: Shares are rounded to multiples of ``1 / ROUNDED_SHARES`` when their lcm is too large.
 ROUNDED_SHARES = 2**19
 
@@ -102,11 +102,18 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     -------
     ForestSchedule
         ``status`` OPTIMAL for a series whose claimed rate equals the bound;
-        ``messages`` "round" for a series whose unit messages would be more
-        than :data:`MAX_UNIT_MESSAGES` per instance (the GPU fabrics) and
-        for one all-reduce, else "unit" (small platforms, where units reach
-        the rate exactly; one all-gather or reduce-scatter, where they hide
-        latencies); ``params``: ``chunks``, ``window``, ``messages`` and, for one collective, the
+        ``messages`` "unit" for one all-gather or reduce-scatter (units
+        hide the latencies between chunks); for a series, and for one
+        all-reduce, "unit" when its unit messages per item (instance or
+        chunk) are at most :data:`MAX_UNIT_MESSAGES` (128 for an all-gather
+        or reduce-scatter series, 2048 for an all-reduce), else "round".
+        Measured (``benchmarks/bench_gpu_forest_schedule.py``, ``Fluid``):
+        small platforms and all-reduces on ``ndv2`` reach their rate as
+        units (exactly, or 1.00003 in the full pipeline on ``ndv2(4)``,
+        where rounds gave 0.972), and the larger forests (``dgx2(2)``,
+        ``dgx_a100(2)``, ``mi250(2)``) reach 0.999 or more in rounds, where
+        units settle slowly or not within the window. ``params``:
+        ``chunks``, ``window``, ``messages`` and, for one collective, the
         ``bandwidth_bound`` and ``latency_bound`` (seconds) and the model's
         ``model_makespan``.
 
@@ -217,12 +224,12 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
 
 def _messages(trees: list[ForestTree], participants, kind: str, series: bool) -> str:
     """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as ``plan_forest`` says."""
-    if kind == "allreduce" and not series:
-        return "round"
+    if kind != "allreduce" and not series:
+        return "unit"
     probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=0, rate_bound=0,
                            messages="unit")
     per_item = sum(k * len(t.arcs) for k, t in zip(probe.units()[0], trees)) * (2 if kind == "allreduce" else 1)
-    return "round" if series and per_item > MAX_UNIT_MESSAGES else "unit"
+    return "unit" if per_item <= MAX_UNIT_MESSAGES[kind == "allreduce"] else "round"
 
 
 def _candidates(platform, participants, kind: str, *, shallow: bool):
