@@ -2,12 +2,12 @@
 
 Claims checked: every planned program validates; a series is planned at the
 packing's exact rate with the cut bound as its bound (OPTIMAL when they are
-equal); under ``Fluid`` its simulated steady-state rate is >= 0.99 of that
-rate on every fabric of :mod:`collsched.topologies` (1 GB collectives, the
-fabrics' latencies) and equals it up to float noise on random platforms
-without latency; one collective is chunked by the pipeline model and never
-beats its bound; the all-reduce bound is ``min(x*_AG, λ/N)`` per root
-stream.
+equal); under ``Fluid`` its simulated rate in the full pipeline is within
+1e-3 of that rate on the GPU fabrics (1 GB collectives, the fabrics'
+latencies; :mod:`collsched.algorithms.gpu.series_rate`) and equals it up
+to float noise on random platforms without latency; one collective is
+chunked by the pipeline model and never beats its bound; the all-reduce
+bound is ``min(x*_AG, λ/N, E/(2N(N-1)))`` per root stream.
 """
 
 from __future__ import annotations
