@@ -175,3 +175,22 @@ def test_random_platforms_without_latency_simulate_at_the_claimed_rate(seed, kin
     if not r.settled:  # an all-reduce's two phases can take a few hundred operations to fall into step
         r = steady_rate(p, s, c, model=FLUID, counts=(320, 640))
     assert abs(r.rate / s.operations_per_second(c) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("kind", ["allgather", "reducescatter", "allreduce"])
+def test_on_one_switch_one_collective_is_sent_directly_and_no_baseline_is_faster(kind):
+    """dgx2(1), 1 GB: the direct routes' stars in one chunk (the pipeline model ties with the packing's rings in
+    128 chunks, up to float noise, and the fewer rounds win): the bandwidth bound plus one route latency per phase
+    (0.7 us), as fast as the best baseline (the study measured forest 0.1-0.4% slower before)."""
+    p = cs.topologies.dgx2(1)
+    c = collective(kind, list(p.hosts))
+    s = cs.plan(p, c, algorithm="forest")
+    assert (s.chunks, s.params["trees"], s.depth()) == (1, "direct routes", 2 if kind == "allreduce" else 1)
+    ours = cs.simulate(p, s, model=FLUID).makespan
+    phases = 2 if kind == "allreduce" else 1
+    assert ours == pytest.approx(phases * (0.0075 + 7e-7), rel=1e-9)
+    baselines = {"allgather": ["ring", "direct", "recursive_doubling"],
+                 "reducescatter": ["ring", "direct", "halving_doubling"],
+                 "allreduce": ["ring", "direct", "halving_doubling"]}[kind]
+    for name in baselines:
+        assert ours <= cs.simulate(p, cs.plan(p, c, algorithm=name), model=FLUID).makespan * (1 + 1e-9)

@@ -33,7 +33,10 @@ an all-reduce) and makes them a
   there, but 207 trees) where it carries the same rate; for each forest
   :func:`choose_chunks` picks the count that minimises the round model
   :func:`makespan_model` within :data:`MAX_MESSAGES`, and the forest with
-  the shorter modelled makespan is kept. Measured (1 GB AllGather on
+  the shorter modelled makespan is kept (on a tie up to float noise, the
+  one with fewer rounds: on ``dgx2(1)`` the direct routes' stars in one
+  chunk, 7.5007 ms for a 1 GB AllGather, where the packing's rings in 128
+  chunks took 7.519 ms and the best baseline 7.503 ms). Measured (1 GB AllGather on
   ``dgx2(2)``, ``Fluid``, ``benchmarks/bench_gpu_forest_schedule.py``):
   the packing's 32 trees in 256 chunks (the choice) take 7.838 ms, 1.1%
   above the bandwidth bound of 7.75 ms (TE-CCL's published figure).
@@ -198,13 +201,14 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
                                messages=_messages(trees, participants, base.kind, series))
         notes = [n for n in notes + [note] if n]
         if series:
-            best = (0.0, draft, chunks or 1, label, notes)
+            best = (0.0, draft, chunks or 1, label, notes, 0)
             break
         pieces = chunks or choose_chunks(platform, draft, collective)
         model = makespan_model(platform, draft, collective, pieces)
-        if best is None or model < best[0]:
-            best = (model, draft, pieces, label, notes)
-    model, draft, chunks, label, notes = best
+        rounds = pieces + draft.depth() - 1
+        if best is None or (_settled(model), rounds) < (_settled(best[0]), best[5]):
+            best = (model, draft, pieces, label, notes, rounds)
+    model, draft, chunks, label, notes, _ = best
     block = Fraction(draft.block_bytes(collective))
     rate, rate_bound = draft.throughput, draft.rate_bound
     params = {"chunks": chunks, "window": window, "messages": draft.messages}
@@ -546,7 +550,12 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     units = schedule.units()[0] if schedule.messages == "unit" else [1] * len(schedule.trees)
     per_chunk = sum(k * len(t.arcs) for k, t in zip(units, schedule.trees)) * (2 if schedule.kind == "allreduce" else 1)
     allowed = [c for c in choices if c * per_chunk <= MAX_MESSAGES] or [1]
-    return min(allowed, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
+    return min(allowed, key=lambda c: (_settled(makespan_model(platform, schedule, collective, c)), c))
+
+
+def _settled(seconds: float) -> float:
+    """``seconds`` to 12 significant digits: models equal but for float noise tie (fewer chunks or rounds win)."""
+    return float(f"{seconds:.12g}")
 
 
 @register("forest", family="gpu", kinds=FOREST_KINDS,
