@@ -492,6 +492,11 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     >>> makespan_model(p, s, c, 1), makespan_model(p, s, c, 2)
     (2.0, 2.0)
     """
+    return _model_rounds(_model_tables(platform, schedule, collective), chunks)
+
+
+def _model_tables(platform, schedule: ForestSchedule, collective):
+    """What :func:`makespan_model` needs whatever the chunks: per stage, cumulated link loads and pairs sending."""
     import numpy as np
 
     block = schedule.block_bytes(collective)
@@ -500,11 +505,14 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     stages = max(g for g, *_ in arcs) + 1
     channel: dict[tuple[str, bool], int] = {}
     pair: dict[tuple[str, str], int] = {}
+    route: dict[tuple[str, str], list[tuple[int, float]]] = {}  # per pair: (channel, load per byte/s)
     rows = []  # (stage, channel, bytes per item with one chunk)
     for g, j, u, v in arcs:
         pair.setdefault((u, v), len(pair))
-        for key, load in link_loads(platform, [(u, v, block * float(shares[j]))]).items():
-            rows.append((g, channel.setdefault(key, len(channel)), load))
+        if (u, v) not in route:
+            route[(u, v)] = [(channel.setdefault(key, len(channel)), float(load))
+                             for key, load in link_loads(platform, [(u, v, Fraction(1))]).items()]
+        rows.extend((g, k, load * block * float(shares[j])) for k, load in route[(u, v)])
     loads = np.zeros((stages + 1, len(channel)))
     for g, k, load in rows:
         loads[g + 1, k] += load
@@ -513,7 +521,13 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
         counts[g + 1, pair[(u, v)]] += 1
     capacity = np.array([platform.links[link].bandwidth for link, _ in channel])
     latency = np.array([platform.latency(u, v) for u, v in pair])
-    loads, counts = np.cumsum(loads, axis=0), np.cumsum(counts, axis=0)
+    return np.cumsum(loads, axis=0), np.cumsum(counts, axis=0), capacity, latency, stages
+
+
+def _model_rounds(tables, chunks: int) -> float:
+    import numpy as np
+
+    loads, counts, capacity, latency, stages = tables
     rounds = np.arange(chunks + stages - 1)
     first, last = np.maximum(0, rounds - chunks + 1), np.minimum(stages - 1, rounds)
     busy = ((loads[last + 1] - loads[first]) / chunks / capacity).max(axis=1)
@@ -550,7 +564,8 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     units = schedule.units()[0] if schedule.messages == "unit" else [1] * len(schedule.trees)
     per_chunk = sum(k * len(t.arcs) for k, t in zip(units, schedule.trees)) * (2 if schedule.kind == "allreduce" else 1)
     allowed = [c for c in choices if c * per_chunk <= MAX_MESSAGES] or [1]
-    return min(allowed, key=lambda c: (_settled(makespan_model(platform, schedule, collective, c)), c))
+    tables = _model_tables(platform, schedule, collective)
+    return min(allowed, key=lambda c: (_settled(_model_rounds(tables, c)), c))
 
 
 def _settled(seconds: float) -> float:
