@@ -258,18 +258,20 @@ def _candidates(platform, participants, kind: str, *, shallow: bool):
         if all(t is not None for t in direct.values()):
             forests["direct routes"] = {k: reduce_depth(platform, t, k) for k, t in direct.items()}
     first = packed[kinds[0]]
+    rate_bound = Fraction(first.bound)
+    if kind == "allreduce":  # the bounds of plan_forest's Notes
+        n = len(participants)
+        rate_bound = min(rate_bound, least_cut(platform, participants) / n)
+        spread = transmission_capacity(platform)
+        if spread is not None:
+            rate_bound = min(rate_bound, spread / (2 * n * (n - 1)))
     for label, by_kind in forests.items():
-        rate, rate_bound = Fraction(first.throughput), Fraction(first.bound)
+        rate = Fraction(first.throughput)
         notes = [first.note]
         trees = by_kind[kinds[0]]
         if kind == "allreduce":
             trees, rate, choice = _allreduce_trees(platform, participants, trees, by_kind["reducescatter"])
             notes.append(choice)
-            n = len(participants)
-            rate_bound = min(rate_bound, least_cut(platform, participants) / n)
-            spread = transmission_capacity(platform)
-            if spread is not None:
-                rate_bound = min(rate_bound, spread / (2 * n * (n - 1)))
         yield label, trees, rate, rate_bound, notes
 
 
