@@ -2,15 +2,17 @@
 
 Three tables:
 
-1. **Series rate.** For each fabric (``dgx2(2)``, ``ndv2(2)``,
+1. **Series rate.** For each fabric (``dgx2(2)``, ``ndv2(2)``, ``ndv2(4)``,
    ``dgx_a100(2)``, ``mi250(2)``) and each of AllGather, ReduceScatter,
    AllReduce of 1 GB of total output (``size = 1e9 / N`` per GPU for the
    first two, the 1e9-byte vector for AllReduce): the exact rate the
-   schedule claims (GB/s of algorithm bandwidth, ``N · x`` for an
-   all-gather), the cut bound's, and the simulated steady-state rate
-   (:func:`collsched.simulation.steady.steady_rate`, between series of
-   40 and 80 instances) over the claimed one.
-   Target: >= 0.99 on every fabric.
+   schedule claims (GB/s of algorithm bandwidth), the bound's, and the
+   simulated rate in the full pipeline over the claimed one
+   (:mod:`collsched.algorithms.gpu.series_rate`: one series of
+   ``2 (S - 1) + 17`` instances, the rate between the completions of the
+   first and last instance whose rounds all have every stage working),
+   with the program's messages, operations and the seconds to lower and
+   simulate it. Target: >= 0.99 on every fabric.
 2. **One 1 GB AllGather** on ``dgx2(2)`` (total output ``M = 1e9`` bytes,
    ``size = M / 32``): the chunk count :func:`plan_forest` chooses, the
    simulated makespan beside the bandwidth bound ``M / algbw*``, the latency
@@ -31,13 +33,14 @@ import time
 
 import collsched as cs
 from collsched.algorithms.gpu.plan import makespan_model
-from collsched.simulation.steady import steady_rate
+from collsched.algorithms.gpu.series_rate import completion_times, series_rate, steady_count
 
 FABRICS = {"dgx2(2)": lambda: cs.topologies.dgx2(2), "ndv2(2)": lambda: cs.topologies.ndv2(2),
-           "dgx_a100(2)": lambda: cs.topologies.dgx_a100(2), "mi250(2)": lambda: cs.topologies.mi250(2)}
+           "ndv2(4)": lambda: cs.topologies.ndv2(4), "dgx_a100(2)": lambda: cs.topologies.dgx_a100(2),
+           "mi250(2)": lambda: cs.topologies.mi250(2)}
 M = 1e9
-#: The series lengths the steady-state rate is measured between (the pipelines settle after tens of instances).
-COUNTS = (40, 80)
+#: Periods the series rate is measured over, in the full pipeline.
+WIDTH = 16
 TECCL_DGX2_AG_MS = 7.75
 FLUID = cs.models.Fluid()
 
@@ -52,22 +55,24 @@ def collective(kind: str, hosts):
 
 
 def series_rates() -> None:
-    print(f"{'fabric':<12} {'collective':<14} {'claimed GB/s':>12} {'bound GB/s':>11} {'sim/claimed':>12} "
-          f"{'plan s':>7} {'sim s':>7}  (series of {COUNTS[0]} and {COUNTS[1]}, Fluid)")
+    print(f"{'fabric':<12} {'collective':<14} {'claimed GB/s':>12} {'bound GB/s':>11} {'sim/claimed':>12} {'count':>5} "
+          f"{'messages':>9} {'ops':>8} {'lower s':>8} {'sim s':>7}  (Fluid, full pipeline)")
     for name, make in FABRICS.items():
         p = make()
         for kind in ("allgather", "reducescatter", "allreduce"):
             base = collective(kind, list(p.hosts))
-            c = cs.Series(base, count=10)
+            s = cs.plan(p, cs.Series(base, count=2), algorithm="forest")
+            c = cs.Series(base, count=steady_count(s, WIDTH))
             t0 = time.perf_counter()
-            s = cs.plan(p, c, algorithm="forest")
+            prog = s.lower(p, c)
             t1 = time.perf_counter()
-            r = steady_rate(p, s, c, model=FLUID, counts=COUNTS)
+            trace = cs.simulate(p, prog, model=FLUID).trace
+            t2 = time.perf_counter()
+            rate = series_rate(s, c, completion_times(prog, trace, c.count))
             ops = s.operations_per_second(c)
-            bytes_per_op = M
-            print(f"{name:<12} {kind:<14} {float(ops) * bytes_per_op / 1e9:>12.3f} "
-                  f"{float(s.bound.value) * bytes_per_op / 1e9:>11.3f} {float(r.rate / ops):>12.6f} "
-                  f"{t1 - t0:>7.2f} {time.perf_counter() - t1:>7.2f}", flush=True)
+            print(f"{name:<12} {kind:<14} {float(ops) * M / 1e9:>12.3f} {float(s.bound.value) * M / 1e9:>11.3f} "
+                  f"{rate:>12.6f} {c.count:>5} {prog.n_messages:>9} {prog.n_ops:>8} {t1 - t0:>8.2f} {t2 - t1:>7.2f}"
+                  f"  {s.messages}", flush=True)
 
 
 def one_allgather(sweep: bool) -> None:
@@ -95,14 +100,21 @@ def one_allgather(sweep: bool) -> None:
 
 
 def allreduce() -> None:
-    print(f"\n{'fabric':<12} {'1 GB AllReduce ms':>17} {'bound ms':>9} {'gap':>7} {'chunks':>6}")
+    print(f"\n{'fabric':<12} {'1 GB AllReduce ms':>17} {'bound ms':>9} {'gap':>7} {'chunks':>6} {'messages':>9} "
+          f"{'plan s':>7} {'lower s':>8} {'sim s':>7}")
     for name, make in FABRICS.items():
         p = make()
         c = collective("allreduce", list(p.hosts))
+        t0 = time.perf_counter()
         s = cs.plan(p, c, algorithm="forest")
-        r = cs.simulate(p, s, model=FLUID)
+        t1 = time.perf_counter()
+        prog = s.lower(p, c)
+        t2 = time.perf_counter()
+        r = cs.simulate(p, prog, model=FLUID)
+        t3 = time.perf_counter()
         print(f"{name:<12} {r.makespan * 1e3:>17.4f} {float(s.bound.value) * 1e3:>9.4f} "
-              f"{s.bound.gap(r.makespan):>7.3f} {s.chunks:>6}", flush=True)
+              f"{s.bound.gap(r.makespan):>7.3f} {s.chunks:>6} {prog.n_messages:>9} {t1 - t0:>7.2f} {t2 - t1:>8.2f} "
+              f"{t3 - t2:>7.2f}", flush=True)
 
 
 if __name__ == "__main__":

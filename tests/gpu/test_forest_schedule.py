@@ -59,10 +59,10 @@ def reversed_trees(trees):
     return [ForestTree(t.root, t.weight, tuple((b, a) for a, b in t.arcs)) for t in trees]
 
 
-def forest(kind, hosts, trees, chunks=1, window=1):
+def forest(kind, hosts, trees, chunks=1, window=1, messages="round"):
     rate = min(sum((t.weight for t in trees if t.root == r), F(0)) for r in hosts)
     return ForestSchedule(kind=kind, participants=tuple(hosts), trees=tuple(trees), throughput=rate,
-                          rate_bound=rate, chunks=chunks, window=window, algorithm="forest")
+                          rate_bound=rate, chunks=chunks, window=window, algorithm="forest", messages=messages)
 
 
 def instances(c, count):
@@ -73,19 +73,26 @@ P = cs.topologies.star(4)
 HOSTS = ["h2", "h0", "h3", "h1"]  # not the platform's order: positions and host indices differ
 
 
+@pytest.mark.parametrize("messages", ["round", "unit"])
 @pytest.mark.parametrize("count", [1, 3])
 @pytest.mark.parametrize("chunks", [1, 2, 3, 4])
 @pytest.mark.parametrize("trees", [ring_trees, star_trees, split_trees])
-def test_allgather_programs_validate_and_carry_each_block_once_per_arc(trees, chunks, count):
+def test_allgather_programs_validate_and_carry_each_block_once_per_arc(trees, chunks, count, messages):
     c = instances(cs.AllGather(participants=HOSTS, size=12.0), count)
-    f = forest("allgather", HOSTS, trees(HOSTS), chunks)
+    f = forest("allgather", HOSTS, trees(HOSTS), chunks, messages=messages)
     prog = f.lower(P, c)
     cs.validate(P, c, prog)
     # every tree spans N participants with N-1 arcs, and a root's shares add up to its whole block
     assert prog.bytes_sent == pytest.approx(count * 4 * 3 * 12.0, rel=1e-12)
     units = 3 if trees is split_trees else 1  # shares 1/3 and 2/3: units of 1/3, one and two messages
     assert f.units() == ([1] * 4 + [2] * 4, True) if trees is split_trees else f.units() == ([1] * 4, True)
-    assert prog.n_messages == count * chunks * 3 * 4 * units
+    if messages == "unit":
+        assert prog.n_messages == count * chunks * 3 * 4 * units
+    else:  # one message per pair that has a piece to send in a round: round k sends stage g's arcs of item k - g
+        items, arcs = count * chunks, f.stage_arcs()
+        last = max(g for g, *_ in arcs)
+        assert prog.n_messages == sum(len({(u, v) for g, _, u, v in arcs if 0 <= k - g < items})
+                                      for k in range(items + last))
 
 
 @pytest.mark.parametrize("commutative", [True, False])
@@ -127,8 +134,10 @@ def test_combinations_cost_task_cost_pro_rata_of_the_piece():
     c = cs.ReduceScatter(participants=HOSTS, size=6.0, task_cost=100.0)
     prog = forest("reducescatter", HOSTS, reversed_trees(star_trees(HOSTS)), chunks=2).lower(P, c)
     computes = [op for op in prog if op.kind == "compute"]
-    # each root combines its own piece with the three others, per chunk: a piece is 1/8 of the vector
-    assert len(computes) == 4 * 3 * 2 and {op.size for op in computes} == {100.0 / 8}
+    # each root combines its own piece with the three others in one computation, per chunk: a piece is 1/8 of the
+    # vector, and three operands are combined into it
+    assert len(computes) == 4 * 2 and {op.size for op in computes} == {3 * 100.0 / 8}
+    assert {len(op.pieces) for op in computes} == {5}  # four inputs and the output
 
 
 def test_non_commutative_in_trees_must_join_adjacent_operands():

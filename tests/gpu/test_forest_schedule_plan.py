@@ -2,12 +2,12 @@
 
 Claims checked: every planned program validates; a series is planned at the
 packing's exact rate with the cut bound as its bound (OPTIMAL when they are
-equal); under ``Fluid`` its simulated steady-state rate is >= 0.99 of that
-rate on every fabric of :mod:`collsched.topologies` (1 GB collectives, the
-fabrics' latencies) and equals it up to float noise on random platforms
-without latency; one collective is chunked by the pipeline model and never
-beats its bound; the all-reduce bound is ``min(x*_AG, λ/N)`` per root
-stream.
+equal); under ``Fluid`` its simulated rate in the full pipeline is within
+1e-3 of that rate on the GPU fabrics (1 GB collectives, the fabrics'
+latencies; :mod:`collsched.algorithms.gpu.series_rate`) and equals it up
+to float noise on random platforms without latency; one collective is
+chunked by the pipeline model and never beats its bound; the all-reduce
+bound is ``min(x*_AG, λ/N, E/(2N(N-1)))`` per root stream.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import collsched as cs
-from collsched.algorithms.gpu.plan import _bounded_shares, choose_chunks, least_cut, makespan_model, plan_forest
+from collsched.algorithms.gpu.plan import (_bounded_shares, choose_chunks, least_cut, makespan_model, plan_forest,
+                                          transmission_capacity)
 from collsched.errors import CollschedError
 from collsched.schedules import ForestTree
+from collsched.algorithms.gpu.series_rate import completion_times, series_rate, steady_count
 from collsched.simulation.steady import steady_rate
 
 FLUID = cs.models.Fluid()
@@ -53,15 +55,25 @@ def test_series_on_the_fabrics_validate_with_the_cut_bound(name, count, kind):
     assert (s.status is cs.Status.OPTIMAL) == (s.throughput == s.rate_bound)
 
 
-@pytest.mark.parametrize("kind", ["allgather", "reducescatter", "allreduce"])
-def test_ndv2_series_run_at_the_claimed_rate(kind):
-    """Measured 0.999994 (all-gather), 0.999968 (reduce-scatter), 1.003372 (all-reduce) of the claimed rate."""
-    p = cs.topologies.ndv2(2)
-    c = cs.Series(collective(kind, list(p.hosts)), count=4)
-    s = cs.plan(p, c, algorithm="forest")
-    assert s.status is cs.Status.OPTIMAL
-    r = steady_rate(p, s, c, model=FLUID, counts=(4, 8))
-    assert abs(r.rate / s.operations_per_second(c) - 1) < 0.01
+def steady_series_rate(p, kind, width=8):
+    """The simulated rate of a forest series in its full pipeline over the claimed rate (``series_rate``)."""
+    s = cs.plan(p, cs.Series(collective(kind, list(p.hosts)), count=2), algorithm="forest")
+    c = cs.Series(collective(kind, list(p.hosts)), count=steady_count(s, width))
+    prog = s.lower(p, c)
+    return s, series_rate(s, c, completion_times(prog, cs.simulate(p, prog, model=FLUID).trace, c.count))
+
+
+@pytest.mark.parametrize("name, count, kind", [
+    ("ndv2", 2, "allgather"), ("ndv2", 2, "reducescatter"), ("ndv2", 2, "allreduce"),
+    ("dgx2", 2, "allgather"), ("dgx_a100", 2, "allgather"), ("dgx_a100", 2, "reducescatter"),
+    ("ndv2", 4, "allgather"), ("ndv2", 4, "allreduce")])
+def test_series_run_at_the_claimed_rate_in_their_full_pipeline(name, count, kind):
+    """Measured (``benchmarks/bench_gpu_forest_schedule.py`` prints every fabric and kind): 0.9991 to 1.00003 on
+    these (rounds: the fabrics' latencies cost up to 1e-3 of a 1 GB period; units, the ndv2 all-reduces, are not
+    exactly periodic in the window)."""
+    s, rate = steady_series_rate(fabric(name, count), kind)
+    assert s.messages == ("unit" if kind == "allreduce" and name == "ndv2" else "round")
+    assert abs(rate - 1) <= 1e-3
 
 
 @pytest.mark.parametrize("name, count", FABRICS)
@@ -72,13 +84,29 @@ def test_allgather_series_reaches_the_cut_bound_on_the_fabrics(name, count):
 
 
 def test_allreduce_rate_and_bound_on_one_switch():
-    """dgx2(1): x*_AG = 125e9/15; both phases load every GPU link twice: x = 125e9/30; λ = 125e9, λ/N = 125e9/16."""
+    """dgx2(1): x*_AG = 125e9/15; both phases load every GPU link twice: x = 125e9/30; λ = 125e9, λ/N = 125e9/16;
+    the hosts send E = 16 · 125e9 bytes/s at most, and each byte goes out 2 (N - 1) times: E / (2·16·15) = 125e9/30,
+    the schedule's rate, which is then optimal."""
     p = cs.topologies.dgx2(1)
     s = plan_forest(p, cs.AllReduce(participants=p.hosts, size=1.6e7))
     assert s.throughput == F(125 * 10**9, 30)
     assert least_cut(p, p.hosts) == 125 * 10**9
-    assert s.rate_bound == F(125 * 10**9, 16)
-    assert s.bound.value == pytest.approx(1e6 / (125e9 / 16), rel=1e-12)
+    assert transmission_capacity(p) == 16 * 125 * 10**9
+    assert s.rate_bound == F(125 * 10**9, 30)
+    assert s.bound.value == pytest.approx(1e6 / (125e9 / 30), rel=1e-12)
+    series = plan_forest(p, cs.Series(cs.AllReduce(participants=p.hosts, size=1.6e7), count=2))
+    assert series.status is cs.Status.OPTIMAL and series.throughput == series.rate_bound
+
+
+def test_transmission_bound_on_two_chassis_and_fatpipes():
+    """dgx2(2): 32 GPUs at 125e9 each way on their switch, 16 one-way links of 12.5e9 between the chassis."""
+    p = cs.topologies.dgx2(2)
+    assert transmission_capacity(p) == 32 * 125 * 10**9 + 16 * F(125 * 10**8)
+    s = plan_forest(p, cs.Series(cs.AllReduce(participants=p.hosts, size=1e9), count=2))
+    assert s.rate_bound == transmission_capacity(p) / (2 * 32 * 31) < least_cut(p, p.hosts) / 32
+    assert 1 / s.bound.value == pytest.approx(2 * 31 * 1e9 / 4.2e12, rel=1e-12)  # 14.76 ms per operation, was 10 ms
+    fat = cs.Platform([cs.Node("a"), cs.Node("b")], [cs.Link("l", 1e9, ends=("a", "b"), sharing="fatpipe")])
+    assert transmission_capacity(fat) is None
 
 
 def test_one_collective_is_chunked_by_the_model_and_never_beats_its_bound():
@@ -147,3 +175,22 @@ def test_random_platforms_without_latency_simulate_at_the_claimed_rate(seed, kin
     if not r.settled:  # an all-reduce's two phases can take a few hundred operations to fall into step
         r = steady_rate(p, s, c, model=FLUID, counts=(320, 640))
     assert abs(r.rate / s.operations_per_second(c) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("kind", ["allgather", "reducescatter", "allreduce"])
+def test_on_one_switch_one_collective_is_sent_directly_and_no_baseline_is_faster(kind):
+    """dgx2(1), 1 GB: the direct routes' stars in one chunk (the pipeline model ties with the packing's rings in
+    128 chunks, up to float noise, and the fewer rounds win): the bandwidth bound plus one route latency per phase
+    (0.7 us), as fast as the best baseline (the study measured forest 0.1-0.4% slower before)."""
+    p = cs.topologies.dgx2(1)
+    c = collective(kind, list(p.hosts))
+    s = cs.plan(p, c, algorithm="forest")
+    assert (s.chunks, s.params["trees"], s.depth()) == (1, "direct routes", 2 if kind == "allreduce" else 1)
+    ours = cs.simulate(p, s, model=FLUID).makespan
+    phases = 2 if kind == "allreduce" else 1
+    assert ours == pytest.approx(phases * (0.0075 + 7e-7), rel=1e-9)
+    baselines = {"allgather": ["ring", "direct", "recursive_doubling"],
+                 "reducescatter": ["ring", "direct", "halving_doubling"],
+                 "allreduce": ["ring", "direct", "halving_doubling"]}[kind]
+    for name in baselines:
+        assert ours <= cs.simulate(p, cs.plan(p, c, algorithm=name), model=FLUID).makespan * (1 + 1e-9)

@@ -18,9 +18,9 @@ other through the same trees) and every chunk ``c``:
   tree ``T`` of root ``r`` carries its share of the fragment
   ``[r/N, (r+1)/N)`` of the vectors (``N`` participants, positions in the
   collective's order): a node combines its own operand's piece with the
-  partial results of its children as they come (one binary combination
-  each, ``task_cost`` pro rata of the piece) and sends the result to its
-  parent; the root ends with the piece of the full reduction;
+  partial results of its children, once all came, in one computation
+  (``task_cost`` pro rata of the piece, for each child) and sends the
+  result to its parent; the root ends with the piece of the full reduction;
 * **allreduce** — the trees are out-trees: first the reduce-scatter phase on
   the reversed trees (fragment ``[r/N, (r+1)/N)`` of the vector reduced
   towards ``r``), then the all-gather phase of the reduced piece on the
@@ -48,28 +48,50 @@ the root's height.
 **Multi-port, and weighted sharing.** Nothing orders a rank's sends to
 different peers: they run at once, and the network divides each link among
 them. ``Fluid`` shares a link equally among the messages flowing on it,
-whatever their trees' weights, so a pair that must carry much gets no more
-than one that must carry little, and a link the packing fills exactly (the
-cut bound is tight there) starves: with one message per tree and arc, and
-the messages of a pair in order with 1 or 2 in flight, a packing of 64
-trees of ``dgx2(2)`` ran at 0.90-0.95 of its rate, without latency. So each tree's
-piece is sent as *units*: messages of one size (the greatest common divisor
-of the trees' pieces), ``k`` of them for a tree of ``k`` units; and a pair
-keeps :attr:`ForestSchedule.window` rounds of its messages in flight (the
-``m``-th waits for the end of the ``(m - window·n)``-th, ``n`` the messages
-the pair sends per round). A pair then has as many messages flowing as its
-share of the link, and equal shares per message are shares in proportion to
-the trees' weights: the same trees ran at 0.99999994 of their rate (series
-of 160 and 320 instances, no latency; the marginal rate of shorter series
-still swings by a few percent while the pipeline settles). When the units of a root would be
-more than :data:`MAX_UNITS`, a tree of share ``s`` is cut into
-``max(1, round(s · MAX_UNITS))`` messages of nearly equal sizes instead.
-Receives are posted at once; a send waits for the receive (or the
-combination) that gave its rank the piece.
+whatever their trees' weights. Two ways of packing pieces into messages
+(:attr:`ForestSchedule.messages`) live with that:
+
+* ``"round"`` (what :func:`~collsched.algorithms.gpu.plan.plan_forest`
+  gives a series, and one all-reduce): in each round, a rank sends each
+  peer **one** message carrying every piece that round has for that pair
+  (all trees, all stages), each tree's share of a chunk whole. A round's
+  message waits for the receives that brought its pieces, which came in
+  the round before, so the rounds follow one another as in a synchronous
+  pipeline; once it is full every round carries one item's load on every
+  link, and takes ``1 / x`` of an item plus the latency a message pays
+  before it flows, provided equal shares per pair do not starve a pair
+  whose upstream pieces come late (series of 1 GB collectives, full
+  pipeline, ``benchmarks/bench_gpu_forest_schedule.py``: 0.99908 to
+  0.99998 of the claimed rate on ``dgx2(2)``, ``ndv2(2)``,
+  ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
+  reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
+  units; on a random mesh an all-reduce fell to 0.95, where units reach the
+  rate exactly: ``plan_forest`` says which it picks). A
+  program has one message per pair and round: on ``mi250(2)`` an
+  all-reduce series of 80 sends 13,917 messages where unit messages took
+  about 5 million.
+* ``"unit"`` (one all-gather or reduce-scatter, cut in many chunks): each
+  tree's piece is sent as *units*, messages of one size (the greatest
+  common divisor of the trees' pieces), ``k`` of them for a tree of ``k``
+  units, one per arc. A pair then has as many messages flowing as its share
+  of the link, and equal shares per message are shares in proportion to
+  the trees' weights; pieces move on as soon as they arrive, which hides
+  the route latencies between rounds (1 GB AllGather on ``dgx2(2)`` in 256
+  chunks: 7.84 ms, against 8.38 ms in rounds). When the units of a root
+  would be more than :data:`MAX_UNITS`, a tree of share ``s`` is cut into
+  ``max(1, round(s · MAX_UNITS))`` messages of nearly equal sizes instead.
+
+A pair keeps :attr:`ForestSchedule.window` rounds of its messages in
+flight (the ``m``-th waits for the end of the ``(m - window·n)``-th, ``n``
+the messages the pair sends per round). Receives are posted at once; a
+send waits for the receives (or the combinations) that gave its rank its
+pieces. A node of an in-tree combines its operand's piece with all its
+children's in one computation (``task_cost`` pro rata of the piece, once
+per operand combined).
 
 Examples
 --------
-Ring trees on a 3-host star: every host forwards the blocks of the others.
+Ring trees on a 3-host star: every host forwards the blocks of the others, in 2 chunks (3 rounds).
 
 >>> from fractions import Fraction
 >>> import collsched as cs
@@ -80,8 +102,15 @@ Ring trees on a 3-host star: every host forwards the blocks of the others.
 >>> c = cs.AllGather(participants=["h0", "h1", "h2"], size=1e3)
 >>> prog = f.lower(p, c)
 >>> prog.n_messages, prog.denominator
-(12, 2)
+(9, 2)
 >>> cs.validate(p, c, prog)
+
+In rounds, a pair's pieces of both trees that use it go in one message; as
+units, one message per tree and arc:
+
+>>> import dataclasses
+>>> dataclasses.replace(f, messages="unit").lower(p, c).n_messages
+12
 """
 
 from __future__ import annotations
@@ -100,10 +129,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
     from ..platform import Platform
 
-__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MAX_SHARE_DENOMINATOR", "MAX_UNITS"]
+__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MESSAGES", "MAX_SHARE_DENOMINATOR", "MAX_UNITS"]
 
 #: The collectives a forest schedule carries.
 FOREST_KINDS = ("allgather", "reducescatter", "allreduce")
+#: How a forest's pieces are packed into messages (module docstring, *Messages*).
+MESSAGES = ("round", "unit")
 #: The least common multiple of the denominators of the trees' shares is kept at most this (see ``plan_forest``).
 MAX_SHARE_DENOMINATOR = 10**6
 #: At most this many unit messages per root, arc and item (module docstring).
@@ -201,6 +232,10 @@ class ForestSchedule(Schedule):
         Pieces each tree's share of a block is cut into, pipelined.
     window : int
         Rounds of messages from one rank to another in flight at once (module docstring).
+    messages : {"round", "unit"}
+        How the pieces are packed into messages (module docstring, *Messages*):
+        one message per pair of ranks and round, or unit messages per tree
+        and arc.
 
     Raises
     ------
@@ -234,6 +269,7 @@ class ForestSchedule(Schedule):
     rate_bound: Fraction = Fraction(0)
     chunks: int = 1
     window: int = 1
+    messages: str = "round"
     shape = "forest"
 
     def __post_init__(self):
@@ -249,6 +285,8 @@ class ForestSchedule(Schedule):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ScheduleError(f"forest {name} is {value!r}", fix="give an integer >= 1")
+        if self.messages not in MESSAGES:
+            raise ScheduleError(f"forest messages {self.messages!r} is not one of {', '.join(MESSAGES)}")
         if not self.participants:
             return  # an empty forest (the JSON reader's template)
         members = set(self.participants)
@@ -280,8 +318,8 @@ class ForestSchedule(Schedule):
     def __eq__(self, other):
         if not isinstance(other, ForestSchedule):
             return NotImplemented
-        fields = ("kind", "participants", "trees", "throughput", "rate_bound", "chunks", "window", "algorithm",
-                  "bound", "status", "message")
+        fields = ("kind", "participants", "trees", "throughput", "rate_bound", "chunks", "window", "messages",
+                  "algorithm", "bound", "status", "message")
         return all(getattr(self, f) == getattr(other, f) for f in fields) and dict(self.params) == dict(other.params)
 
     __hash__ = None  # type: ignore[assignment]
@@ -392,7 +430,7 @@ class ForestSchedule(Schedule):
         12
         """
         lcm = math.lcm(*(s.denominator for s in self.shares()))
-        equal = self.units()[1] if self.trees else True
+        equal = self.units()[1] if self.trees and self.messages == "unit" else True
         return lcm * self.chunks * (1 if self.kind == "allgather" else len(self.participants)) * \
             (1 if equal else MAX_UNITS)
 
@@ -560,76 +598,92 @@ class _Lowering:
             before = used.get(t.root, Fraction(0))
             used[t.root] = before + share
             self.region.append((first + int(before * block), int(share * block) // f.chunks))
-        # the unit messages: (tree, offset in the tree's piece of a chunk, length), module docstring
-        self.parts: list[tuple[int, int, int]] = []
-        for j, k in enumerate(f.units()[0]):
+        # the atoms of each tree's piece of a chunk: (offset in it, length)
+        units = f.units()[0] if f.messages == "unit" else [1] * len(f.trees)
+        self.atoms: list[list[tuple[int, int]]] = []
+        for j, k in enumerate(units):
             length = self.region[j][1]
             cuts = [length * p // k for p in range(k + 1)]
-            self.parts.extend((j, a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a)
+            self.atoms.append([(a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a])
         self.actions = [_actions(f.kind, t) for t in f.trees]
         self.per_round: dict[tuple[str, str], int] = {}  # messages a pair sends in a full round
-        for j, _, _ in self.parts:
-            for _, _, u, v in self.actions[j]:
-                if v is not None:
-                    self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
+        keys = set()
+        for j, acts in enumerate(self.actions):
+            for g, _, u, v in acts:
+                if v is None:
+                    continue
+                for a in range(len(self.atoms[j])):
+                    key = self.group(g, j, a, u, v)
+                    if key not in keys:
+                        keys.add(key)
+                        self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
         self.in_flight: dict[tuple[str, str], list[int]] = {}
         self.held: dict[tuple, Piece] = {}
+
+    def group(self, g: int, j: int, a: int, u: str, v: str) -> tuple:
+        """The message a piece goes in, within its round: one per pair, or one per atom and arc of a stage."""
+        return (u, v) if self.f.messages == "round" else (g, j, a, u, v)
 
     def run(self, items: int) -> None:
         """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``."""
         last = max((g for acts in self.actions for g, *_ in acts), default=0)
         for k in range(items + last):
-            for m, (j, _, _) in enumerate(self.parts):
-                for g, what, u, v in self.actions[j]:
-                    if 0 <= k - g < items:
-                        self.act(m, k - g, what, u, v)
+            out: dict[tuple, list[Piece]] = {}
+            for j, acts in enumerate(self.actions):
+                for a in range(len(self.atoms[j])):
+                    for g, what, u, v in acts:
+                        if 0 <= k - g < items:
+                            piece = self.act(j, a, k - g, what, u, v)
+                            if piece is not None:
+                                out.setdefault(self.group(g, j, a, u, v), []).append(piece)
+            for key, pieces in out.items():
+                u, v = key[-2:]
+                self.send(u, v, pieces)
 
-    def act(self, m: int, item: int, what: str, u: str, v: str | None) -> None:
+    def act(self, j: int, a: int, item: int, what: str, u: str, v: str | None) -> Piece | None:
         inst, chunk = divmod(item, self.f.chunks)
-        j, start, size = self.parts[m]
+        start, size = self.atoms[j][a]
         offset, length = self.region[j]
         first = offset + chunk * length + start
         rng = (first, first + size)
-        key = (m, item)
+        key = (j, a, item)
         root = self.f.trees[j].root
         if what == "send":  # all-gather: the root's block, or (all-reduce) the reduced piece the root made
-            piece = self.held.get((*key, root)) if self.f.kind == "allreduce" else \
+            return self.held.get((*key, root)) if self.f.kind == "allreduce" else \
                 Piece(self.base.block_of(self.platform, inst, root), *rng)
-            self.send(u, v, piece)
-            return
         # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
         own = Piece(self.base.operand(inst, self.position[u]), *rng)
         received = self.held.pop((*key, u), [])
         result = self.combine(u, own, received)
         if v is None:
             self.held[(*key, u)] = result
-        else:
-            self.held.setdefault((*key, v), []).append(result)
-            self.send(u, v, result)
+            return None
+        self.held.setdefault((*key, v), []).append(result)
+        return result
 
-    def send(self, u: str, v: str, piece: Piece) -> None:
+    def send(self, u: str, v: str, pieces: list[Piece]) -> None:
         sent = self.in_flight.setdefault((u, v), [])
         window = self.f.window * self.per_round[(u, v)]
         after = [sent[-window]] if len(sent) >= window else []
-        size = self.sizer(piece.value) * (piece.end - piece.start) / self.b.denominator
-        op, _ = self.b.send(u, v, [piece], size, after=after, recv_after=())
+        size = sum(self.sizer(p.value) * (p.end - p.start) for p in pieces) / self.b.denominator
+        op, _ = self.b.send(u, v, pieces, size, after=after, recv_after=())
         sent.append(op)
 
     def combine(self, node: str, own: Piece, received: list[Piece]) -> Piece:
-        """Combine ``own`` with ``received`` on ``node``, binary combinations in an order the operator allows."""
-        cost = self.base.task_cost * (own.end - own.start) / self.b.denominator
-        inputs = received if self.commutative else sorted([own, *received], key=lambda x: x.value.a)
-        acc = own if self.commutative else inputs.pop(0)
-        for x in inputs:
-            if not self.commutative and x.value.a != acc.value.b + 1:
-                raise ScheduleError(f"forest in-tree at {node!r} joins operands {acc.value.a}..{acc.value.b} and "
-                                    f"{x.value.a}..{x.value.b}, which are not adjacent, for a non-commutative "
+        """Combine ``own`` with ``received`` on ``node`` in one computation (in operand order if it matters)."""
+        if not received:
+            return own
+        inputs = [own, *received] if self.commutative else sorted([own, *received], key=lambda x: x.value.a)
+        for x, y in zip(inputs, inputs[1:]):
+            if not self.commutative and y.value.a != x.value.b + 1:
+                raise ScheduleError(f"forest in-tree at {node!r} joins operands {x.value.a}..{x.value.b} and "
+                                    f"{y.value.a}..{y.value.b}, which are not adjacent, for a non-commutative "
                                     "reduction", fix="use commutative=True, or trees whose subtrees hold "
                                     "consecutive participants")
-            out = Piece(combine(acc.value, x.value), own.start, own.end)
-            self.b.compute(node, [acc, x], out, cost, after=())
-            acc = out
-        return acc
+        out = Piece(combine(*(x.value for x in inputs)), own.start, own.end)
+        cost = self.base.task_cost * (own.end - own.start) * len(received) / self.b.denominator
+        self.b.compute(node, inputs, out, cost, after=())
+        return out
 
 
 def _actions(kind: str, tree: ForestTree) -> list[tuple[int, str, str, str | None]]:
@@ -663,3 +717,4 @@ def _actions(kind: str, tree: ForestTree) -> list[tuple[int, str, str, str | Non
             depth[v] = depth[u] + 1
             acts.append((top + depth[v] - 1, "send", u, v))
     return acts
+

@@ -30,7 +30,8 @@ value is a number or, for an exact bound, a fraction string. Then per shape:
   default, or ``"multi"``);
 * ``forest``: ``kind`` (``allgather`` | ``reducescatter`` | ``allreduce``),
   ``participants``, ``throughput`` and ``rate_bound`` (fractions, bytes/s
-  of each root's stream), ``chunks``, ``window`` and ``trees``, a list of
+  of each root's stream), ``chunks``, ``window``, ``messages`` (``"round"``
+  or ``"unit"``, the default when absent) and ``trees``, a list of
   ``{"root": host, "weight": fraction, "arcs": [[u, v], ...]}`` and, for
   an all-reduce whose reduce-scatter phase has its own in-tree, ``"up":
   [[child, parent], ...]``. A slot is ``{"duration": fraction,
@@ -204,7 +205,7 @@ def _read_periodic(obj, where) -> dict:
 
 def _write_forest(s: ForestSchedule) -> dict:
     return {"kind": s.kind, "participants": list(s.participants), "throughput": _frac(s.throughput),
-            "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window,
+            "rate_bound": _frac(s.rate_bound), "chunks": s.chunks, "window": s.window, "messages": s.messages,
             "trees": [{"root": t.root, "weight": _frac(t.weight), "arcs": [list(a) for a in t.arcs],
                        **({} if t.up is None else {"up": [list(a) for a in t.up]})} for t in s.trees]}
 
@@ -221,7 +222,7 @@ def _read_forest(obj, where) -> dict:
             "participants": _strings(obj, "participants", where) if "participants" in obj else (),
             **{name: _fraction(obj, name, where, default="0") for name in ("throughput", "rate_bound")},
             **{name: count_field(obj, name, where, default=d) for name, d in (("chunks", 1), ("window", 2))},
-            "trees": tuple(trees)}
+            "messages": field(obj, "messages", where, type=str, default="unit"), "trees": tuple(trees)}
 
 
 _SHAPES = {  # shape -> (class, writer, reader, constructor message prefix -> field it blames)

@@ -158,19 +158,24 @@ def reduce_depth(platform, trees: Sequence[ForestTree], kind: str) -> list[Fores
     (('h0', 'h1'), ('h0', 'h2'))
     """
     inward = kind == "reducescatter"
-    loads = link_loads(platform, [(u, v, t.weight) for t in trees for u, v in t.arcs])
-    capacity = {key: Fraction(platform.links[key[0]].bandwidth) for key in loads}
+    # exact integer arithmetic: weights and capacities in units of 1/scale bytes/s
+    scale = math.lcm(*(t.weight.denominator for t in trees),
+                     *(Fraction(link.bandwidth).denominator for link in platform.links.values()))
+    loads = {k: int(x * scale) for k, x in link_loads(platform, [(u, v, t.weight) for t in trees
+                                                                 for u, v in t.arcs]).items()}
+    capacity = {key: int(Fraction(platform.links[key[0]].bandwidth) * scale) for key in loads}
     route: dict[tuple[str, str], dict] = {}
 
-    def hops(a: str, b: str) -> dict:  # load per unit weight of the route a→b, by link direction
+    def hops(a: str, b: str) -> dict:  # link directions crossed by the route a→b, times crossed
         if (a, b) not in route:
-            route[(a, b)] = link_loads(platform, [(a, b, Fraction(1))])
+            route[(a, b)] = {k: int(x) for k, x in link_loads(platform, [(a, b, Fraction(1))]).items()}
             for key in route[(a, b)]:
-                capacity.setdefault(key, Fraction(platform.links[key[0]].bandwidth))
+                capacity.setdefault(key, int(Fraction(platform.links[key[0]].bandwidth) * scale))
         return route[(a, b)]
 
     out = []
     for t in trees:
+        weight = int(t.weight * scale)
         parent = {(u if inward else v): (v if inward else u) for u, v in t.arcs}
         order = _breadth_first(t.root, parent)
         depth = {t.root: 0}
@@ -182,7 +187,7 @@ def reduce_depth(platform, trees: Sequence[ForestTree], kind: str) -> list[Fores
                 if depth[q] >= depth[p]:
                     break
                 new, old = (hops(v, q), hops(v, p)) if inward else (hops(q, v), hops(p, v))
-                delta = {k: t.weight * (new.get(k, 0) - old.get(k, 0)) for k in set(new) | set(old)}
+                delta = {k: weight * (new.get(k, 0) - old.get(k, 0)) for k in set(new) | set(old)}
                 if all(loads.get(k, 0) + d <= capacity[k] for k, d in delta.items() if d > 0):
                     for k, d in delta.items():
                         loads[k] = loads.get(k, 0) + d

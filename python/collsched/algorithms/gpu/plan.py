@@ -33,25 +33,17 @@ an all-reduce) and makes them a
   there, but 207 trees) where it carries the same rate; for each forest
   :func:`choose_chunks` picks the count that minimises the round model
   :func:`makespan_model` within :data:`MAX_MESSAGES`, and the forest with
-  the shorter modelled makespan is kept. Measured (1 GB AllGather on
+  the shorter modelled makespan is kept (on a tie up to float noise, the
+  one with fewer rounds: on ``dgx2(1)`` the direct routes' stars in one
+  chunk, 7.5007 ms for a 1 GB AllGather, where the packing's rings in 128
+  chunks took 7.519 ms and the best baseline 7.503 ms). Measured (1 GB AllGather on
   ``dgx2(2)``, ``Fluid``, ``benchmarks/bench_gpu_forest_schedule.py``):
   the packing's 32 trees in 256 chunks (the choice) take 7.838 ms, 1.1%
   above the bandwidth bound of 7.75 ms (TE-CCL's published figure).
 
-Bounds (the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid for
-every schedule under the multi-port model, e.g. ``Fluid``): ``rate_bound``
-is the cut bound ``x*`` on each root's stream (all-gather, reduce-scatter);
-for an all-reduce of a ``V``-byte vector it is ``min(x*_AG, λ / N)``, where
-``x*_AG`` is the all-gather cut bound (an all-gather of ``V/N``-byte blocks
-is a sum all-reduce of zero-padded vectors, so no all-reduce schedule that
-works for every input is faster than that all-gather) and ``λ`` the least
-capacity ``B⁺(S)`` over the cuts ``S`` that separate two participants (the
-result on the far side depends on all ``V`` bytes of the operands inside
-``S``, so ``V`` bytes must cross). For one collective the bound is a
-makespan: the largest of ``block / rate_bound`` and the latency bound (the
-largest, over ordered pairs of participants, least latency of a path
-between them: one participant's data must reach the other); for a series,
-a throughput: ``rate_bound / block`` operations per second.
+Bounds: the schedule's :attr:`~collsched.schedules.Schedule.bound`, valid
+for every schedule under the multi-port model (e.g. ``Fluid``); the Notes of
+:func:`plan_forest` say what they are and why they hold.
 
 Examples
 --------
@@ -77,13 +69,16 @@ from ..registry import register
 from .forest import pack_forest
 from .lower_shallow import link_loads, reduce_depth, shallow_trees
 
-__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "latency_bound", "CHUNK_CHOICES",
-           "MAX_MESSAGES", "ROUNDED_SHARES"]
+__all__ = ["plan_forest", "choose_chunks", "makespan_model", "least_cut", "transmission_capacity", "latency_bound",
+           "CHUNK_CHOICES",
+           "MAX_MESSAGES", "MAX_UNIT_MESSAGES", "ROUNDED_SHARES"]
 
 #: The chunk counts :func:`choose_chunks` picks from.
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 #: One collective is cut into no more chunks than keep its program within this many messages.
 MAX_MESSAGES = 2**19
+#: Unit messages per item above which a series (all-gather, reduce-scatter) or an all-reduce is lowered in rounds.
+MAX_UNIT_MESSAGES = (128, 2048)
 #: Shares are rounded to multiples of ``1 / ROUNDED_SHARES`` when their lcm is too large.
 ROUNDED_SHARES = 2**19
 
@@ -110,7 +105,18 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     -------
     ForestSchedule
         ``status`` OPTIMAL for a series whose claimed rate equals the bound;
-        ``params``: ``chunks``, ``window`` and, for one collective, the
+        ``messages`` "unit" for one all-gather or reduce-scatter (units
+        hide the latencies between chunks); for a series, and for one
+        all-reduce, "unit" when its unit messages per item (instance or
+        chunk) are at most :data:`MAX_UNIT_MESSAGES` (128 for an all-gather
+        or reduce-scatter series, 2048 for an all-reduce), else "round".
+        Measured (``benchmarks/bench_gpu_forest_schedule.py``, ``Fluid``):
+        small platforms and all-reduces on ``ndv2`` reach their rate as
+        units (exactly, or 1.00003 in the full pipeline on ``ndv2(4)``,
+        where rounds gave 0.972), and the larger forests (``dgx2(2)``,
+        ``dgx_a100(2)``, ``mi250(2)``) reach 0.999 or more in rounds, where
+        units settle slowly or not within the window. ``params``:
+        ``chunks``, ``window``, ``messages`` and, for one collective, the
         ``bandwidth_bound`` and ``latency_bound`` (seconds) and the model's
         ``model_makespan``.
 
@@ -122,6 +128,46 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
         ``chunks`` or ``window`` not an integer >= 1.
     CollectiveError, PlatformError
         The collective does not fit the platform (a router as participant, a participant another cannot reach).
+
+    Notes
+    -----
+    **The bounds.** ``rate_bound`` bounds the bytes/s of each root's
+    stream, for every schedule of the collective under the multi-port
+    model (every link direction its own capacity, as ``Fluid`` has it):
+
+    * all-gather, reduce-scatter: the cut bound ``x*`` (ForestColl's; exact,
+      :func:`.cut_bound.cut_bound`);
+    * all-reduce of a ``V``-byte vector (stream ``V/N`` per root): the least
+      of three, each a valid bound:
+
+      - ``x*_AG``, the all-gather cut bound: an all-gather of ``V/N``-byte
+        blocks is a sum all-reduce of zero-padded vectors, so no all-reduce
+        schedule that works for every input is faster than that all-gather;
+      - ``λ / N``, ``λ`` the least capacity ``B⁺(S)`` of a cut ``S`` that
+        separates two participants (:func:`least_cut`): the result on the
+        far side depends on all ``V`` bytes of the operands inside ``S``, so
+        at least ``V`` bytes cross (the operands can be combined before they
+        cross, so not more);
+      - ``E / (2 N (N - 1))``, ``E`` the bytes/s all hosts can send at once
+        (or receive, the smaller: :func:`transmission_capacity`): each
+        byte of the vector must be sent at least ``2 (N - 1)`` times, from
+        host to host (a message carries pieces of the vector or partial
+        reductions of them, never a mix of different bytes, as programs
+        do). For that byte, think of each message as a one-way call that
+        passes on all its sender knows: the calls up to the first moment some
+        host knows every operand connect the ``N`` participants (``N - 1``
+        calls at least, relays included), and every other participant must
+        receive a call after that moment (``N - 1`` more): the one-way
+        gossip bound of Harary and Schwenk (1974). So ``2 (N - 1) V`` bytes
+        leave hosts, in at least ``2 (N - 1) V / E`` seconds. On one switch
+        (``dgx2(1)``: ``E = 16 · 125`` GB/s) this is the rate of the
+        reduce-scatter + all-gather trees, which are then optimal; on
+        ``dgx2(2)`` it moves the 1 GB bound from 10 ms (``λ``) to 14.76 ms.
+
+    For one collective the bound is a makespan: the largest of
+    ``block / rate_bound`` and the latency bound (:func:`latency_bound`: one
+    participant's data must reach the farthest other); for a series, a
+    throughput: ``rate_bound / block`` operations per second.
 
     Examples
     --------
@@ -151,19 +197,21 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
     for label, trees, rate, rate_bound, notes in _candidates(platform, participants, base.kind, shallow=not series):
         trees, rate, note = _bounded_shares(trees, participants, rate)
         draft = ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
-                               rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest")
+                               rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest",
+                               messages=_messages(trees, participants, base.kind, series))
         notes = [n for n in notes + [note] if n]
         if series:
-            best = (0.0, draft, chunks or 1, label, notes)
+            best = (0.0, draft, chunks or 1, label, notes, 0)
             break
         pieces = chunks or choose_chunks(platform, draft, collective)
         model = makespan_model(platform, draft, collective, pieces)
-        if best is None or model < best[0]:
-            best = (model, draft, pieces, label, notes)
-    model, draft, chunks, label, notes = best
+        rounds = pieces + draft.depth() - 1
+        if best is None or (_settled(model), rounds) < (_settled(best[0]), best[5]):
+            best = (model, draft, pieces, label, notes, rounds)
+    model, draft, chunks, label, notes, _ = best
     block = Fraction(draft.block_bytes(collective))
     rate, rate_bound = draft.throughput, draft.rate_bound
-    params = {"chunks": chunks, "window": window}
+    params = {"chunks": chunks, "window": window, "messages": draft.messages}
     if series:
         bound = Bound(rate_bound / block, "throughput", "multi-port cut bound per root stream, per operation")
         status = Status.OPTIMAL if rate == rate_bound else Status.FEASIBLE
@@ -176,6 +224,16 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
         status = Status.FEASIBLE
     return dataclasses.replace(draft, chunks=chunks, params=params, bound=bound, status=status,
                                message="; ".join(notes))
+
+
+def _messages(trees: list[ForestTree], participants, kind: str, series: bool) -> str:
+    """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as ``plan_forest`` says."""
+    if kind != "allreduce" and not series:
+        return "unit"
+    probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=0, rate_bound=0,
+                           messages="unit")
+    per_item = sum(k * len(t.arcs) for k, t in zip(probe.units()[0], trees)) * (2 if kind == "allreduce" else 1)
+    return "unit" if per_item <= MAX_UNIT_MESSAGES[kind == "allreduce"] else "round"
 
 
 def _candidates(platform, participants, kind: str, *, shallow: bool):
@@ -200,14 +258,20 @@ def _candidates(platform, participants, kind: str, *, shallow: bool):
         if all(t is not None for t in direct.values()):
             forests["direct routes"] = {k: reduce_depth(platform, t, k) for k, t in direct.items()}
     first = packed[kinds[0]]
+    rate_bound = Fraction(first.bound)
+    if kind == "allreduce":  # the bounds of plan_forest's Notes
+        n = len(participants)
+        rate_bound = min(rate_bound, least_cut(platform, participants) / n)
+        spread = transmission_capacity(platform)
+        if spread is not None:
+            rate_bound = min(rate_bound, spread / (2 * n * (n - 1)))
     for label, by_kind in forests.items():
-        rate, rate_bound = Fraction(first.throughput), Fraction(first.bound)
+        rate = Fraction(first.throughput)
         notes = [first.note]
         trees = by_kind[kinds[0]]
         if kind == "allreduce":
             trees, rate, choice = _allreduce_trees(platform, participants, trees, by_kind["reducescatter"])
             notes.append(choice)
-            rate_bound = min(rate_bound, least_cut(platform, participants) / len(participants))
         yield label, trees, rate, rate_bound, notes
 
 
@@ -312,6 +376,43 @@ def least_cut(platform, participants) -> Fraction:
     return min(Fraction(nx.maximum_flow_value(g, a, b)) for p in participants[1:] for a, b in ((first, p), (p, first)))
 
 
+def transmission_capacity(platform) -> Fraction | None:
+    """Bytes/s all hosts can send at once, or receive at once (the smaller): the sums of their links' directions.
+
+    Every byte a message carries leaves its sending host on one of the
+    host's link directions, and enters the receiving host on another, so
+    the bytes the hosts send (or receive) in ``T`` seconds are at most this
+    times ``T``. :func:`plan_forest` divides it by ``2 N (N - 1)`` for its
+    all-reduce bound (the docstring of :mod:`.plan` says why).
+
+    Parameters
+    ----------
+    platform : Platform
+        Its graph view (every link direction a capacity).
+
+    Returns
+    -------
+    Fraction or None
+        Exact, from the float bandwidths; None when a host has a fatpipe
+        link (each flow gets its whole bandwidth: what the host sends is
+        not bounded so).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> transmission_capacity(cs.topologies.star(3, bandwidth=8))
+    Fraction(24, 1)
+    """
+    g = platform._graph
+    hosts = set(platform.hosts)
+    if any(link.sharing == "fatpipe" and (link.ends is None or set(link.ends) & hosts)
+           for link in platform.links.values()):
+        return None
+    out = sum((Fraction(bw) for u, _, bw in g.edges(data="bandwidth") if u in hosts), Fraction(0))
+    into = sum((Fraction(bw) for _, v, bw in g.edges(data="bandwidth") if v in hosts), Fraction(0))
+    return min(out, into)
+
+
 def latency_bound(platform, participants) -> float:
     """The largest, over ordered pairs of participants, least latency of a path of the graph view between them.
 
@@ -393,6 +494,11 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     >>> makespan_model(p, s, c, 1), makespan_model(p, s, c, 2)
     (2.0, 2.0)
     """
+    return _model_rounds(_model_tables(platform, schedule, collective), chunks)
+
+
+def _model_tables(platform, schedule: ForestSchedule, collective):
+    """What :func:`makespan_model` needs whatever the chunks: per stage, cumulated link loads and pairs sending."""
     import numpy as np
 
     block = schedule.block_bytes(collective)
@@ -401,11 +507,14 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
     stages = max(g for g, *_ in arcs) + 1
     channel: dict[tuple[str, bool], int] = {}
     pair: dict[tuple[str, str], int] = {}
+    route: dict[tuple[str, str], list[tuple[int, float]]] = {}  # per pair: (channel, load per byte/s)
     rows = []  # (stage, channel, bytes per item with one chunk)
     for g, j, u, v in arcs:
         pair.setdefault((u, v), len(pair))
-        for key, load in link_loads(platform, [(u, v, block * float(shares[j]))]).items():
-            rows.append((g, channel.setdefault(key, len(channel)), load))
+        if (u, v) not in route:
+            route[(u, v)] = [(channel.setdefault(key, len(channel)), float(load))
+                             for key, load in link_loads(platform, [(u, v, Fraction(1))]).items()]
+        rows.extend((g, k, load * block * float(shares[j])) for k, load in route[(u, v)])
     loads = np.zeros((stages + 1, len(channel)))
     for g, k, load in rows:
         loads[g + 1, k] += load
@@ -414,7 +523,13 @@ def makespan_model(platform, schedule: ForestSchedule, collective, chunks: int) 
         counts[g + 1, pair[(u, v)]] += 1
     capacity = np.array([platform.links[link].bandwidth for link, _ in channel])
     latency = np.array([platform.latency(u, v) for u, v in pair])
-    loads, counts = np.cumsum(loads, axis=0), np.cumsum(counts, axis=0)
+    return np.cumsum(loads, axis=0), np.cumsum(counts, axis=0), capacity, latency, stages
+
+
+def _model_rounds(tables, chunks: int) -> float:
+    import numpy as np
+
+    loads, counts, capacity, latency, stages = tables
     rounds = np.arange(chunks + stages - 1)
     first, last = np.maximum(0, rounds - chunks + 1), np.minimum(stages - 1, rounds)
     busy = ((loads[last + 1] - loads[first]) / chunks / capacity).max(axis=1)
@@ -448,10 +563,16 @@ def choose_chunks(platform, schedule: ForestSchedule, collective, choices=CHUNK_
     >>> choose_chunks(p, s, cs.AllGather(participants=["h0", "h1"], size=100))
     1
     """
-    units = schedule.units()[0]
+    units = schedule.units()[0] if schedule.messages == "unit" else [1] * len(schedule.trees)
     per_chunk = sum(k * len(t.arcs) for k, t in zip(units, schedule.trees)) * (2 if schedule.kind == "allreduce" else 1)
     allowed = [c for c in choices if c * per_chunk <= MAX_MESSAGES] or [1]
-    return min(allowed, key=lambda c: (makespan_model(platform, schedule, collective, c), c))
+    tables = _model_tables(platform, schedule, collective)
+    return min(allowed, key=lambda c: (_settled(_model_rounds(tables, c)), c))
+
+
+def _settled(seconds: float) -> float:
+    """``seconds`` to 12 significant digits: models equal but for float noise tie (fewer chunks or rounds win)."""
+    return float(f"{seconds:.12g}")
 
 
 @register("forest", family="gpu", kinds=FOREST_KINDS,
