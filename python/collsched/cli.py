@@ -37,6 +37,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(platform_app, name="platform")
 app.add_typer(collective_app, name="collective")
 app.add_typer(msccl_app, name="msccl")
+app.command("plan-suite")(__import__("collsched.cli_mpi", fromlist=["cli_mpi"]).plan_suite_command)
 
 _state = {"debug": False, "argv": []}
 

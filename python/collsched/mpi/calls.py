@@ -41,7 +41,7 @@ from ..runtime.walk import walk
 from .layout import Bound, OperatorFailed, Prepared, combine
 from .plans import ROOTED, PlanError, PlanSet, load_plans
 
-__all__ = ["MPICallError", "FallbackWarning", "call", "op_name", "root_of", "combine"]
+__all__ = ["MPICallError", "FallbackWarning", "call", "op_name", "root_of", "combine", "last_run"]
 
 
 class MPICallError(CollschedError):
@@ -89,6 +89,18 @@ def op_name(op) -> str:
 
 _KEYVAL = None
 _WARNED: set = set()
+_LAST = ["none"]
+
+
+def last_run() -> str:
+    """What the last call of this process ran: ``"plan"``, ``"mpi"`` (the plan says MPI's own is as fast) or ``"fallback"`` (no plan fits).
+
+    Examples
+    --------
+    >>> last_run() in ("none", "plan", "mpi", "fallback")
+    True
+    """
+    return _LAST[0]
 
 
 class _Context:
@@ -229,8 +241,10 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         if plan is None or plan.use_mpi:
             if plan is None and me == 0:
                 _warn_once(kind, n, root, size, plan_set)
+            _LAST[0] = "fallback" if plan is None else "mpi"
             fallback(ctx.comm)
         else:
+            _LAST[0] = "plan"
             prepared = plan.prepared.get((me, ctx.tag_ub))
             if prepared is None:
                 prepared = plan.prepared[(me, ctx.tag_ub)] = Prepared(plan, me, tag_ub=ctx.tag_ub)

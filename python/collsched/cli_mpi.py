@@ -1,0 +1,45 @@
+"""``collsched plan-suite``: plan the collectives an MPI application declares into a plan folder for collsched.mpi.
+
+Examples
+--------
+>>> plan_suite_command.__doc__.split(".")[0]
+'Plan the collectives of a suite, best schedule per size bucket, into a plan folder for collsched'
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from .cli_common import check_output, console
+
+__all__ = ["plan_suite_command"]
+
+
+def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file (its hosts run the MPI ranks)."),
+                       collectives: Path = typer.Option(..., "--collectives", help="Suite file (JSON): the "
+                                                        "collectives the application calls, with ranks and sizes."),
+                       output: Path = typer.Option(..., "-o", "--output", help="The plan folder to write.")):
+    """Plan the collectives of a suite, best schedule per size bucket, into a plan folder for collsched.mpi.
+
+    Each bucket keeps the fastest schedule (simulated) with its bound and gap,
+    or says to use MPI's own collective where no schedule beats it by 10%.
+    """
+    from .errors import FormatError
+    from .fileformat import read_text
+    from .mpi.suite import parse_suite, plan_suite
+    from .platform.io import load_platform
+
+    check_output(output, (), option="-o", folder=True)
+    p = load_platform(platform)
+    try:
+        suite = json.loads(read_text(collectives))
+    except ValueError as exc:
+        raise FormatError(f"{collectives}: not JSON ({exc})", fix="write the suite as JSON") from None
+    entries = parse_suite(suite, p, str(collectives))
+    plans = plan_suite(p, entries, output, progress=lambda line: console.print(line, soft_wrap=True, markup=False))
+    planned = sum(not plan.use_mpi for plan in plans.plans)
+    console.print(f"wrote {output}: {len(plans.plans)} buckets, {planned} planned, {len(plans.plans) - planned} "
+                  "left to MPI's own collective", soft_wrap=True, markup=False)
