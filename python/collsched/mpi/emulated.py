@@ -86,11 +86,11 @@ def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, e
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> script = os.path.join(tempfile.mkdtemp(), "hello.py")
-    >>> _ = open(script, "w").write("from mpi4py import MPI\\nprint(MPI.COMM_WORLD.size)\\n")
+    >>> import tempfile, pathlib
+    >>> script = pathlib.Path(tempfile.mkdtemp()) / "hello.py"
+    >>> _ = script.write_text("from mpi4py import MPI\\nprint(MPI.COMM_WORLD.size)\\n")
     >>> if mpi_available() is None:
-    ...     assert run_script(["h0", "h1"], script).split() == ["2", "2"]
+    ...     assert run_script(["h0", "h1"], str(script)).split() == ["2", "2"]
     """
     why = mpi_available()
     if why is not None:
