@@ -21,7 +21,10 @@ __all__ = ["plan_suite_command"]
 def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file (its hosts run the MPI ranks)."),
                        collectives: Path = typer.Option(..., "--collectives", help="Suite file (JSON): the "
                                                         "collectives the application calls, with ranks and sizes."),
-                       output: Path = typer.Option(..., "-o", "--output", help="The plan folder to write.")):
+                       output: Path = typer.Option(..., "-o", "--output", help="The plan folder to write."),
+                       message_cost: float = typer.Option(5e-5, help="Seconds a rank spends per message beyond the "
+                                                          "network (ranks schedules with many small messages "
+                                                          "below those with few).")):
     """Plan the collectives of a suite, best schedule per size bucket, into a plan folder for collsched.mpi.
 
     Each bucket keeps the fastest schedule (simulated) with its bound and gap,
@@ -39,7 +42,8 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
     except ValueError as exc:
         raise FormatError(f"{collectives}: not JSON ({exc})", fix="write the suite as JSON") from None
     entries = parse_suite(suite, p, str(collectives))
-    plans = plan_suite(p, entries, output, progress=lambda line: console.print(line, soft_wrap=True, markup=False))
+    plans = plan_suite(p, entries, output, message_cost=message_cost,
+                       progress=lambda line: console.print(line, soft_wrap=True, markup=False))
     planned = sum(not plan.use_mpi for plan in plans.plans)
     console.print(f"wrote {output}: {len(plans.plans)} buckets, {planned} planned, {len(plans.plans) - planned} "
                   "left to MPI's own collective", soft_wrap=True, markup=False)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -143,6 +144,9 @@ class Plan:
         The platform's name.
     platform_fingerprint : str
         :func:`fingerprint` of the platform.
+    cost, mpi_cost : float
+        What the plan and MPI's own were ranked by: simulated makespan plus a
+        cost per message of the busiest rank (:data:`collsched.mpi.suite.MESSAGE_COST`).
 
     Examples
     --------
@@ -174,12 +178,15 @@ class Plan:
     use_mpi: bool
     platform: str
     platform_fingerprint: str
+    cost: float = float("nan")
+    mpi_cost: float = float("nan")
     prepared: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, platform, collective, schedule, *, low: int, high: int, makespan: float = float("nan"),
            mpi_makespan: float = float("nan"), bound: float | None = None, gap: float | None = None,
-           use_mpi: bool = False, ranks: Sequence[str] | None = None) -> Plan:
+           use_mpi: bool = False, ranks: Sequence[str] | None = None, cost: float = float("nan"),
+           mpi_cost: float = float("nan")) -> Plan:
         """The plan of ``schedule`` (or a program) for ``collective`` on ``platform``, for sizes ``[low, high]``.
 
         Parameters
@@ -191,7 +198,7 @@ class Plan:
         schedule : Schedule or Program
         low, high : int
             The size bucket, bytes.
-        makespan, mpi_makespan, bound, gap : float, optional
+        makespan, mpi_makespan, bound, gap, cost, mpi_cost : float, optional
             As the attributes.
         use_mpi : bool
         ranks : sequence of str, optional
@@ -226,7 +233,7 @@ class Plan:
         return cls(kind, ranks, tuple(platform.hosts), root, tuple(ranks.index(h) for h in operands), commutative,
                    int(low), int(high), size, program, getattr(schedule, "algorithm", None) or "program",
                    float(makespan), float(mpi_makespan), bound, gap, bool(use_mpi), platform.name,
-                   fingerprint(platform))
+                   fingerprint(platform), float(cost), float(mpi_cost))
 
     @property
     def n(self) -> int:
@@ -245,8 +252,10 @@ class Plan:
         """
         out = {"format": FORMAT, "version": 1}
         for name in ("kind", "ranks", "hosts", "root", "operands", "commutative", "low", "high", "size", "algorithm",
-                     "makespan", "mpi_makespan", "bound", "gap", "use_mpi", "platform", "platform_fingerprint"):
+                     "makespan", "mpi_makespan", "bound", "gap", "use_mpi", "platform", "platform_fingerprint",
+                     "cost", "mpi_cost"):
             value = getattr(self, name)
+            value = None if isinstance(value, float) and math.isnan(value) else value  # JSON has no NaN
             out[name] = list(value) if isinstance(value, tuple) else value
         out["program"] = None if self.program is None else program_to_dict(self.program)
         return out
@@ -274,10 +283,15 @@ class Plan:
             program = None if obj["program"] is None else program_from_dict(obj["program"], where)
             return cls(obj["kind"], tuple(obj["ranks"]), tuple(obj["hosts"]), obj["root"], tuple(obj["operands"]),
                        bool(obj["commutative"]), int(obj["low"]), int(obj["high"]), float(obj["size"]), program,
-                       obj["algorithm"], float(obj["makespan"]), float(obj["mpi_makespan"]), obj["bound"], obj["gap"],
-                       bool(obj["use_mpi"]), obj["platform"], obj["platform_fingerprint"])
+                       obj["algorithm"], _number(obj["makespan"]), _number(obj["mpi_makespan"]), obj["bound"],
+                       obj["gap"], bool(obj["use_mpi"]), obj["platform"], obj["platform_fingerprint"],
+                       _number(obj.get("cost")), _number(obj.get("mpi_cost")))
         except KeyError as exc:
             raise PlanError(f"{where} has no field {exc.args[0]!r}", fix="write plans with collsched plan-suite") from None
+
+
+def _number(x) -> float:
+    return float("nan") if x is None else float(x)
 
 
 class PlanSet:

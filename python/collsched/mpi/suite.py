@@ -23,13 +23,15 @@ The size range is cut into buckets of a factor 4 (``[lo, 4·lo)``, ...).
 For each bucket the collective is planned at the bucket's geometric middle
 by every applicable algorithm (:func:`collsched.compare.compare` under the
 Fluid model; for broadcast, scatter, reduce and all-gather also the
-pipelined steady-state schedule of one instance), and the fastest whose
+pipelined steady-state schedule of one instance), and the cheapest whose
 program runs on the hosts alone (a program that relays through a switch
-has no MPI rank to run it) is kept with its simulated makespan, MPI's own
+has no MPI rank to run it) is kept, cheapest meaning the simulated makespan
+plus :data:`MESSAGE_COST` per message of the busiest rank. It is stored
+with its simulated makespan, MPI's own
 algorithm's (:data:`collsched.planner.MPI_ALGORITHM`, over the ranks in
 rank order, as MPI runs it),
 and the gap to the comparison's bound. A bucket where the best is not at
-least :data:`GAIN` times faster than MPI's own algorithm is stored as
+least :data:`GAIN` times cheaper than MPI's own algorithm is stored as
 ``use_mpi``: the call then runs MPI's own collective.
 
 Examples
@@ -48,6 +50,8 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numpy as np
+
 from ..collectives import AllGather, AllReduce, AllToAll, Broadcast, Gather, Reduce, Scatter, Series
 from ..compare import compare
 from ..errors import FormatError
@@ -55,10 +59,18 @@ from ..planner import MPI_ALGORITHM
 from ..units import parse as parse_quantity
 from .plans import KINDS, ROOTED, Plan, PlanSet
 
-__all__ = ["SuiteEntry", "parse_suite", "plan_suite", "GAIN", "BUCKET"]
+__all__ = ["SuiteEntry", "parse_suite", "plan_suite", "plan_entry", "GAIN", "BUCKET", "MESSAGE_COST"]
 
 GAIN = 1.1
 """A bucket is planned when its best schedule is predicted at least this many times faster than MPI's own."""
+MESSAGE_COST = 5e-5
+"""Seconds an MPI rank spends per send or receive beyond the network's time (Python executor, MPI software).
+
+The Fluid model of a platform without latency sees no cost in cutting a
+collective into many small messages (a tree-packing schedule may send 10⁵
+of them for 1 MB); a real rank pays for each. Candidates are ranked by
+their simulated makespan plus this cost times the operations of their
+busiest rank, and MPI's own algorithm is charged the same way."""
 BUCKET = 4
 """Each size bucket spans a factor of this."""
 _STEADY = ("broadcast", "scatter", "reduce", "allgather")
@@ -184,22 +196,32 @@ def parse_suite(obj, platform, where: str = "<suite>") -> list[SuiteEntry]:
     return entries
 
 
-def _candidates(platform, collective, kind: str):
-    """``(algorithm, schedule or program, collective, makespan)`` of every valid plan, and the comparison."""
+def _cost(result, message_cost: float) -> float:
+    """Simulated makespan plus ``message_cost`` per send or receive of the busiest rank."""
+    talks = result.trace.kind < 2
+    busiest = int(np.bincount(result.trace.rank[talks]).max()) if talks.any() else 0
+    return result.makespan + message_cost * busiest
+
+
+def _candidates(platform, collective, kind: str, message_cost: float):
+    """``(algorithm, schedule, collective, makespan, cost)`` of every valid plan, cheapest first, and the comparison."""
     cmp = compare(platform, collective, steady=False)
-    found = [(c.algorithm, c.schedule, collective, c.result.makespan) for c in cmp.candidates if c.valid]
+    found = [(c.algorithm, c.schedule, collective, c.result.makespan, _cost(c.result, message_cost))
+             for c in cmp.candidates if c.valid]
     if kind in _STEADY:
         series = Series(collective, count=1)
         try:
             steady = compare(platform, series, algorithms=["steady_state"], steady=False).candidates
         except Exception:  # noqa: BLE001 - the steady-state schedule is one more candidate, not a requirement
             steady = ()
-        found += [(c.algorithm, c.schedule, series, c.result.makespan) for c in steady if c.valid]
-    return sorted(found, key=lambda x: x[3]), cmp
+        found += [(c.algorithm, c.schedule, series, c.result.makespan, _cost(c.result, message_cost))
+                  for c in steady if c.valid]
+    return sorted(found, key=lambda x: x[4]), cmp
 
 
-def _mpi_makespan(platform, entry: SuiteEntry, size: float) -> float:
-    """Simulated makespan of MPI's own algorithm: :data:`~collsched.planner.MPI_ALGORITHM` over the ranks in rank order."""
+def _mpi_cost(platform, entry: SuiteEntry, size: float, message_cost: float) -> tuple[float, float]:
+    """Simulated makespan of MPI's own algorithm (:data:`~collsched.planner.MPI_ALGORITHM` over the ranks in rank
+    order), and with :func:`_cost`'s charge per message."""
     ranks, root = list(entry.ranks), None if entry.root is None else entry.ranks[entry.root]
     if entry.kind == "reduce":
         collective = Reduce(participants=ranks, target=root, size=size)
@@ -210,12 +232,26 @@ def _mpi_makespan(platform, entry: SuiteEntry, size: float) -> float:
     try:
         best = compare(platform, collective, algorithms=[MPI_ALGORITHM[entry.kind]], steady=False).best
     except Exception:  # noqa: BLE001 - no MPI algorithm to compare with: every plan is kept
-        return float("nan")
-    return best.result.makespan
+        return float("nan"), float("nan")
+    return best.result.makespan, _cost(best.result, message_cost)
 
 
-def plan_entry(platform, entry: SuiteEntry, *, progress: Callable[[str], None] | None = None) -> list[Plan]:
-    """The plans of one suite entry, one per bucket and operator variant.
+def plan_entry(platform, entry: SuiteEntry, *, message_cost: float = MESSAGE_COST,
+               progress: Callable[[str], None] | None = None) -> list[Plan]:
+    """The plans of one suite entry, one per bucket and operator variant (see the module docstring).
+
+    Parameters
+    ----------
+    platform : Platform
+    entry : SuiteEntry
+    message_cost : float
+        See :data:`MESSAGE_COST`.
+    progress : callable, optional
+        Called with one line per bucket planned.
+
+    Returns
+    -------
+    list of Plan
 
     Examples
     --------
@@ -227,13 +263,14 @@ def plan_entry(platform, entry: SuiteEntry, *, progress: Callable[[str], None] |
     plans = []
     for low, high in entry.buckets():
         size = float(round(math.sqrt(low * high)))
-        mpi_makespan = None
+        mpi = None
         for collective, ordered in entry.collectives(size, platform):
-            found, cmp = _candidates(platform, collective, entry.kind)
-            if mpi_makespan is None:
-                mpi_makespan = _mpi_makespan(platform, entry, size)
+            found, cmp = _candidates(platform, collective, entry.kind, message_cost)
+            if mpi is None:
+                mpi = _mpi_cost(platform, entry, size, message_cost)
+            mpi_makespan, mpi_cost = mpi
             chosen = None
-            for name, schedule, c, makespan in found:
+            for name, schedule, c, makespan, cost in found:
                 try:
                     chosen = Plan.of(platform, c, schedule, low=low, high=high, makespan=makespan, ranks=entry.ranks)
                     break
@@ -243,19 +280,21 @@ def plan_entry(platform, entry: SuiteEntry, *, progress: Callable[[str], None] |
                 continue
             bound = float(cmp.bound.value) if cmp.bound is not None and cmp.bound.metric == "makespan" else None
             gap = None if bound is None or bound <= 0 else chosen.makespan / bound - 1
-            use_mpi = mpi_makespan < GAIN * chosen.makespan  # NaN (nothing to compare with): keep the plan
+            use_mpi = mpi_cost < GAIN * cost  # NaN (nothing to compare with): keep the plan
             chosen = Plan.of(platform, c, None if use_mpi else schedule, low=low, high=high, makespan=makespan,
-                             mpi_makespan=mpi_makespan, bound=bound, gap=gap, use_mpi=use_mpi, ranks=entry.ranks)
+                             mpi_makespan=mpi_makespan, bound=bound, gap=gap, use_mpi=use_mpi, ranks=entry.ranks,
+                             cost=cost, mpi_cost=mpi_cost)
             plans.append(chosen)
             if progress is not None:
                 progress(f"{entry.kind} {low}..{high} B{' ordered' if ordered else ''}: "
-                         f"{'MPI' if use_mpi else name} (simulated {makespan * 1e3:.3g} ms, "
-                         f"MPI's {MPI_ALGORITHM[entry.kind]} {mpi_makespan * 1e3:.3g} ms)")
+                         f"{'MPI' if use_mpi else name} ({name}: simulated {makespan * 1e3:.3g} ms, with messages "
+                         f"{cost * 1e3:.3g} ms; MPI's {MPI_ALGORITHM[entry.kind]} {mpi_makespan * 1e3:.3g} ms, "
+                         f"{mpi_cost * 1e3:.3g} ms)")
     return plans
 
 
 def plan_suite(platform, entries: Sequence[SuiteEntry], folder: str | os.PathLike, *,
-               progress: Callable[[str], None] | None = None) -> PlanSet:
+               message_cost: float = MESSAGE_COST, progress: Callable[[str], None] | None = None) -> PlanSet:
     """Plan every entry and write the plans into ``folder`` (each file atomically; ``index.json`` last).
 
     Parameters
@@ -265,6 +304,8 @@ def plan_suite(platform, entries: Sequence[SuiteEntry], folder: str | os.PathLik
         From :func:`parse_suite`.
     folder : str or path-like
         Created if missing; checked before any planning.
+    message_cost : float
+        See :data:`MESSAGE_COST`.
     progress : callable, optional
         Called with one line per bucket planned.
 
@@ -292,7 +333,10 @@ def plan_suite(platform, entries: Sequence[SuiteEntry], folder: str | os.PathLik
     if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
         raise FormatError(f"cannot write plan folder {folder}: {parent} is not a writable folder",
                           fix="create it, or give another -o")
-    plans = [plan for entry in entries for plan in plan_entry(platform, entry, progress=progress)]
+    if isinstance(message_cost, bool) or not isinstance(message_cost, (int, float)) or not message_cost >= 0:
+        raise ValueError(f"plan_suite option message_cost={message_cost!r} is not a number of seconds >= 0")
+    plans = [plan for entry in entries
+             for plan in plan_entry(platform, entry, message_cost=message_cost, progress=progress)]
     result = PlanSet(plans, platform=platform, where=folder)
     result.save(folder)
     return result
