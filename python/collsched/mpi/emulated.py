@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from typing import Sequence
@@ -116,6 +117,8 @@ def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, e
             proc.wait()
     _kill_session(proc.pid)
     if proc.returncode != 0:
-        tail = " | ".join(line for line in err.strip().splitlines()[-4:] if line.strip())
+        lines = [line for line in err.strip().splitlines() if line.strip()]
+        raised = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", line)]
+        tail = raised[-1] if raised else " | ".join(lines[-4:])
         raise RunError(f"{script} on {len(world)} ranks exited with code {proc.returncode}: {tail}")
     return out
