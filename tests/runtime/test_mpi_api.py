@@ -131,7 +131,8 @@ def test_bad_input_raises_one_error_on_every_rank(folder):
     assert cases["dtype"] == ("rank 1: allreduce: its dtype is float32 where rank 0's dtype is float64 "
                               "(give every rank arrays of the same dtype)")
     assert cases["shape"] == ("rank 0: reduce: recvbuf ((50,) int64) is not shaped like sendbuf ((100,) int64)")
-    assert cases["contiguous"] == "rank 3: gather: sendbuf is not C-contiguous (np.ascontiguousarray makes a copy that is)"
+    assert cases["contiguous"] == ("rank 3: gather: sendbuf is not C-contiguous "
+                                   "(np.ascontiguousarray makes a copy that is)")
     assert cases["op at the root"] == "rank 0: reduce: the operator fails_at_0 raised ZeroDivisionError: boom"
     assert cases["op inside"].startswith("rank ") and "the operator fails_inside raised ZeroDivisionError: inside" in \
         cases["op inside"]

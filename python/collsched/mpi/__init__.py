@@ -1,6 +1,7 @@
 """collsched's schedules in the user's own mpi4py program: collectives on the application's arrays.
 
-Three steps: describe the machine (a platform file), plan the collectives
+Three steps: describe the machine (a platform file; :func:`.calibrate`
+measures it from inside an MPI job and clusters its hosts), plan the collectives
 the application uses (``collsched plan-suite platform.json --collectives
 suite.json -o plans/``, :mod:`.suite`), and call them in place of mpi4py's
 ``Bcast``, ``Reduce``, ``Allreduce``, ``Scatter``, ``Gather``,
@@ -33,8 +34,9 @@ Examples
 """
 
 from .api import allgather, allreduce, alltoall, bcast, gather, reduce, scatter
+from .calibrate import calibrate
 from .calls import FallbackWarning, MPICallError
 from .plans import Plan, PlanError, PlanSet, load_plans
 
 __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "Plan", "PlanSet",
-           "PlanError", "load_plans", "MPICallError", "FallbackWarning"]
+           "PlanError", "load_plans", "MPICallError", "FallbackWarning", "calibrate"]

@@ -94,7 +94,9 @@ _LAST = ["none"]
 
 
 def last_run() -> str:
-    """What the last call of this process ran: ``"plan"``, ``"mpi"`` (the plan says MPI's own is as fast) or ``"fallback"`` (no plan fits).
+    """What the last call of this process ran.
+
+    ``"plan"``, ``"mpi"`` (the plan says MPI's own is as fast) or ``"fallback"`` (no plan fits).
 
     Examples
     --------
@@ -170,7 +172,7 @@ def _dtype_code(dtype) -> int:
 def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, size: int, units: int, root: int | None,
          op=None, commute: bool | None = None, plans=None, check: Callable[[], str | None] | None = None,
          fallback: Callable, dtype=None):
-    """Run one collective call (the steps of the module docstring); the public functions of :mod:`collsched.mpi` call it.
+    """Run one collective call (the steps of the module docstring); :mod:`collsched.mpi`'s functions call it.
 
     Parameters
     ----------

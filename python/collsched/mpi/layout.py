@@ -183,13 +183,37 @@ class Prepared(RankOps):
                 rows = _rows(program, i)
                 if rows:
                     *inputs, (out, a, b) = rows
-                    self.ranges[i] = [(place(v, a, b, False), a, b) for v, _, _ in inputs] + [(place(out, a, b, True), a, b)]
+                    self.ranges[i] = ([(place(v, a, b, False), a, b) for v, _, _ in inputs]
+                                      + [(place(out, a, b, True), a, b)])
         for s, (a, b) in spans.items():
             self.slots[s] = ("scratch", a, b)
         self._scratch: tuple = ((), None)
 
     def scratch(self, units: int, like: np.ndarray) -> list:
-        """Scratch arrays for ``units`` units per value (kept for the next call of the same shape)."""
+        """Scratch arrays for ``units`` units per value (kept for the next call of the same shape).
+
+        Parameters
+        ----------
+        units : int
+            Units (bytes or rows) of one value.
+        like : numpy.ndarray
+            Gives the dtype and the shape of a row.
+
+        Returns
+        -------
+        list
+            Per slot, its scratch array (None for a slot in the user's buffers).
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.mpi.plans import Plan
+        >>> p = cs.topologies.star(4)
+        >>> c = cs.Reduce(participants=p.hosts, target="h0", size=64)
+        >>> prep = Prepared(Plan.of(p, c, cs.plan(p, c, algorithm="binomial"), low=1, high=64), 0)
+        >>> [None if a is None else a.shape for a in prep.scratch(8, np.zeros(8))]
+        [(8,), (8,), None, (8,), None]
+        """
         key = (units, like.dtype.str, like.shape[1:])
         if self._scratch[0] != key:
             arrays = []
@@ -204,7 +228,8 @@ class Prepared(RankOps):
 
 
 def _rows(program, i):
-    return [(program.value_of(r), int(r[4]), int(r[5])) for r in program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]]
+    rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
+    return [(program.value_of(r), int(r[4]), int(r[5])) for r in rows]
 
 
 def _part(buf: np.ndarray, part: int | None, units: int) -> np.ndarray:
@@ -276,9 +301,17 @@ class Bound:
 
     Examples
     --------
-    See :mod:`collsched.mpi` (a walk needs an MPI job).
+    A linear broadcast of 12 bytes from h0: rank 1 receives straight into its buffer.
 
-    >>> callable(Bound)
+    >>> import collsched as cs
+    >>> from collsched.mpi.plans import Plan
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Broadcast(source="h0", targets=p.hosts, size=12)
+    >>> plan = Plan.of(p, c, cs.plan(p, c, algorithm="linear"), low=1, high=12)
+    >>> buf = np.zeros(12, dtype=np.uint8)
+    >>> bound = Bound(Prepared(plan, 1), buf, buf, 12)
+    >>> (op,) = bound.prep.ops
+    >>> np.shares_memory(bound.recv(op), buf)
     True
     """
 
@@ -304,18 +337,45 @@ class Bound:
         return self.arrays[slot][a * u // d - off:b * u // d - off]
 
     def send(self, i):
+        """The bytes send ``i`` posts: a view of the arrays, or the pieces packed.
+
+        Examples
+        --------
+        See :class:`Bound`.
+
+        >>> callable(Bound.send)
+        True
+        """
         ranges = self.prep.ranges[i]
         if len(ranges) == 1:
             return _bytes(self._view(*ranges[0]))
         return np.concatenate([_bytes(self._view(*r)) for r in ranges] or [np.zeros(0, np.uint8)])
 
     def recv(self, i):
+        """The bytes receive ``i`` posts: a view of the arrays, or a buffer to unpack.
+
+        Examples
+        --------
+        See :class:`Bound`.
+
+        >>> callable(Bound.recv)
+        True
+        """
         ranges = self.prep.ranges[i]
         if len(ranges) == 1:
             return _bytes(self._view(*ranges[0]))
         return np.empty(sum(_bytes(self._view(*r)).shape[0] for r in ranges), dtype=np.uint8)
 
     def arrived(self, i, buf):
+        """Receive ``i`` completed: unpack a message of several pieces.
+
+        Examples
+        --------
+        See :class:`Bound`.
+
+        >>> callable(Bound.arrived)
+        True
+        """
         ranges = self.prep.ranges[i]
         if len(ranges) == 1:
             return
@@ -326,6 +386,15 @@ class Bound:
             at += target.shape[0]
 
     def compute(self, i):
+        """Combine computation ``i``'s inputs into its output with the call's operator.
+
+        Examples
+        --------
+        See :class:`Bound`.
+
+        >>> callable(Bound.compute)
+        True
+        """
         ranges = self.prep.ranges.get(i)
         if ranges:
             combine([self._view(*r) for r in ranges[:-1]], self._view(*ranges[-1]), self.op)

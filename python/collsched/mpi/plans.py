@@ -241,7 +241,7 @@ class Plan:
         return len(self.ranks)
 
     def to_dict(self) -> dict:
-        """The plan as a JSON-serialisable dict (the program as :func:`~collsched.schedules.program_io.program_to_dict`).
+        """The plan as a JSON-ready dict (its program as :func:`~collsched.schedules.program_io.program_to_dict`).
 
         Examples
         --------
@@ -274,10 +274,11 @@ class Plan:
         >>> Plan.from_dict({"format": "x"}, "p.json")
         Traceback (most recent call last):
         ...
-        collsched.mpi.plans.PlanError: p.json is not a collsched.mpi plan (format 'x') (write plans with collsched plan-suite)
+        collsched.mpi.plans.PlanError: p.json is not a collsched.mpi plan (format 'x') (write plans with ...)
         """
         if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-            raise PlanError(f"{where} is not a collsched.mpi plan (format {obj.get('format') if isinstance(obj, dict) else None!r})",
+            got = obj.get("format") if isinstance(obj, dict) else None
+            raise PlanError(f"{where} is not a collsched.mpi plan (format {got!r})",
                             fix="write plans with collsched plan-suite")
         try:
             program = None if obj["program"] is None else program_from_dict(obj["program"], where)
@@ -287,7 +288,8 @@ class Plan:
                        obj["gap"], bool(obj["use_mpi"]), obj["platform"], obj["platform_fingerprint"],
                        _number(obj.get("cost")), _number(obj.get("mpi_cost")))
         except KeyError as exc:
-            raise PlanError(f"{where} has no field {exc.args[0]!r}", fix="write plans with collsched plan-suite") from None
+            raise PlanError(f"{where} has no field {exc.args[0]!r}",
+                            fix="write plans with collsched plan-suite") from None
 
 
 def _number(x) -> float:
@@ -319,7 +321,7 @@ class PlanSet:
     >>> PlanSet([Plan.of(q, c, cs.plan(q, c, algorithm="binomial"), low=1, high=8)], platform=p)
     Traceback (most recent call last):
     ...
-    collsched.mpi.plans.PlanError: the broadcast plan for sizes 1..8 was made on platform 'star-2' (...), not on platform 'star-2' (...) (plan again on this platform: collsched plan-suite)
+    collsched.mpi.plans.PlanError: the broadcast plan for sizes 1..8 was made on platform 'star-2' (...), not on ...
     """
 
     def __init__(self, plans: Sequence[Plan], *, platform=None, name: str | None = None,
@@ -444,7 +446,7 @@ def load_plans(folder: str | os.PathLike, *, platform=None) -> PlanSet:
     >>> load_plans(tempfile.mkdtemp())
     Traceback (most recent call last):
     ...
-    collsched.mpi.plans.PlanError: .../index.json does not exist (write the folder with collsched plan-suite PLATFORM --collectives SUITE -o FOLDER)
+    collsched.mpi.plans.PlanError: .../index.json does not exist (write the folder with collsched plan-suite ...)
     """
     folder = os.path.abspath(os.fspath(folder))
     index_path = os.path.join(folder, "index.json")
@@ -464,7 +466,8 @@ def load_plans(folder: str | os.PathLike, *, platform=None) -> PlanSet:
         if plan.platform_fingerprint != index.get("platform_fingerprint"):
             raise PlanError(f"plan file {os.path.join(folder, name)} was made on platform {plan.platform!r} "
                             f"({plan.platform_fingerprint}), but {folder} is for {index.get('platform')!r} "
-                            f"({index.get('platform_fingerprint')})", fix="plan again on this platform: collsched plan-suite")
+                            f"({index.get('platform_fingerprint')})",
+                            fix="plan again on this platform: collsched plan-suite")
     result = PlanSet(plans, name=index.get("platform"), platform_fingerprint=index.get("platform_fingerprint"),
                      where=folder)
     if platform is not None:

@@ -94,7 +94,13 @@ class SuiteEntry:
     operator: str
 
     def buckets(self) -> list[tuple[int, int]]:
-        """``(low, high)`` byte ranges (inclusive) covering ``[self.low, self.high]``, a factor :data:`BUCKET` each."""
+        """``(low, high)`` byte ranges (inclusive) covering ``[self.low, self.high]``, a factor :data:`BUCKET` each.
+
+        Examples
+        --------
+        >>> SuiteEntry("gather", ("a", "b"), 0, 10, 50, "commutative").buckets()
+        [(10, 39), (40, 50)]
+        """
         out, lo = [], self.low
         while lo <= self.high:
             hi = min(self.high, lo * BUCKET - 1)
@@ -103,7 +109,16 @@ class SuiteEntry:
         return out
 
     def collectives(self, size: float, platform) -> list[tuple[object, bool]]:
-        """``(collective, ordered)`` to plan for a bucket planned at ``size`` bytes."""
+        """``(collective, ordered)`` to plan for a bucket planned at ``size`` bytes.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(2)
+        >>> entry = SuiteEntry("allreduce", p.hosts, None, 8, 8, "both")
+        >>> [(c.kind, ordered) for c, ordered in entry.collectives(8.0, p)]
+        [('allreduce', False), ('allreduce', True)]
+        """
         ranks, root = list(self.ranks), None if self.root is None else self.ranks[self.root]
         if self.kind == "broadcast":
             return [(Broadcast(source=root, targets=ranks, size=size), False)]
@@ -150,7 +165,7 @@ def parse_suite(obj, platform, where: str = "<suite>") -> list[SuiteEntry]:
     >>> parse_suite({"collectives": [{"kind": "bcast", "sizes": [1, 2]}]}, cs.topologies.star(2), "s.json")
     Traceback (most recent call last):
     ...
-    collsched.errors.FormatError: s.json: collectives[0]: kind 'bcast' is not one of broadcast, reduce, allreduce, scatter, gather, allgather, alltoall (use collsched's names)
+    collsched.errors.FormatError: s.json: collectives[0]: kind 'bcast' is not one of broadcast, reduce, ...
     """
     if not isinstance(obj, dict) or not isinstance(obj.get("collectives"), list):
         raise FormatError(f"{where}: a suite is an object with a list 'collectives'",
@@ -162,7 +177,8 @@ def parse_suite(obj, platform, where: str = "<suite>") -> list[SuiteEntry]:
             raise FormatError(f"{at} is not an object", fix="give kind, sizes and optionally ranks, root, operator")
         unknown = sorted(set(item) - {"kind", "ranks", "root", "sizes", "operator"})
         if unknown:
-            raise FormatError(f"{at}: unknown field {unknown[0]!r}", fix="fields are kind, ranks, root, sizes, operator")
+            raise FormatError(f"{at}: unknown field {unknown[0]!r}",
+                              fix="fields are kind, ranks, root, sizes, operator")
         kind = item.get("kind")
         if kind not in KINDS:
             raise FormatError(f"{at}: kind {kind!r} is not one of {', '.join(KINDS)}", fix="use collsched's names")

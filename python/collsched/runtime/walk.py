@@ -109,16 +109,48 @@ class Payload(Protocol):
     """
 
     def send(self, i: int):
-        """The buffer (any mpi4py buffer specification) that send ``i`` posts."""
+        """The buffer (any mpi4py buffer specification) that send ``i`` posts.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.send)
+        True
+        """
 
     def recv(self, i: int):
-        """The buffer receive ``i`` posts."""
+        """The buffer receive ``i`` posts.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.recv)
+        True
+        """
 
     def arrived(self, i: int, buf) -> None:
-        """Receive ``i`` completed into ``buf``."""
+        """Receive ``i`` completed into ``buf``.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.arrived)
+        True
+        """
 
     def compute(self, i: int) -> None:
-        """Perform computation ``i``."""
+        """Perform computation ``i``.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.compute)
+        True
+        """
 
 
 def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, latency: Sequence[float] | None = None,
