@@ -220,7 +220,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
             plan = plan_set.find(kind, n, root, size, commutative=bool(commute))
             if plan is not None:
                 plan_id = plan_set.plans.index(plan)
-    except (PlanError, CollschedError, ValueError, TypeError) as exc:
+    except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
         reason = str(exc)
     # step 2: one agreement on the checks and on what every rank is about to do
     mine = ctx.mine
