@@ -15,7 +15,7 @@ import typer
 
 from .cli_common import check_output, console
 
-__all__ = ["plan_suite_command"]
+__all__ = ["plan_suite_command", "calibrate_hosts_command"]
 
 
 def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file (its hosts run the MPI ranks)."),
@@ -55,3 +55,23 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
     planned = sum(not plan.use_mpi for plan in plans.plans)
     console.print(f"wrote {output}: {len(plans.plans)} buckets, {planned} planned, {len(plans.plans) - planned} "
                   "left to MPI's own collective", soft_wrap=True, markup=False)
+
+
+def calibrate_hosts_command(hosts: Path | None, output: Path, repeat: int) -> None:
+    """``collsched calibrate --hosts HOSTFILE -o platform.json``: one rank per host line, measured and clustered.
+
+    Examples
+    --------
+    >>> calibrate_hosts_command(None, Path("p.json"), 3)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: calibrate needs a platform file or --hosts HOSTFILE (give one)
+    """
+    from .errors import CollschedError
+    from .mpi.calibrate import calibrate_hosts
+
+    if hosts is None:
+        raise CollschedError("calibrate needs a platform file or --hosts HOSTFILE", fix="give one")
+    p = calibrate_hosts(hosts, output, repeat=repeat)
+    console.print(f"wrote {output}: {len(p.hosts)} hosts measured, clusters "
+                  + " | ".join(" ".join(c) for c in p.clusters), soft_wrap=True, markup=False)

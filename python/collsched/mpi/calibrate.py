@@ -31,7 +31,7 @@ from ..platform.clustering import lowekamp, with_clusters
 from ..runtime.calibrate import Calibration, calibration_of, pingpong_task
 from ..runtime.pingpong import pingpong_rank
 
-__all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform"]
+__all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform", "calibrate_hosts", "read_hostfile"]
 
 
 def clusters_by_bandwidth(bandwidth: np.ndarray, hosts: Sequence[str], *, rho: float = 0.3):
@@ -124,3 +124,83 @@ def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] 
         private.Free()
     cal = calibration_of(hosts, task, answer)
     return measured_platform(cal, rho=rho, name=name), cal
+
+
+def read_hostfile(path) -> list[str]:
+    """The rank names of an Open MPI hostfile: one rank per host line (``slots=`` ignored), made unique.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "hosts"
+    >>> _ = f.write_text("# two nodes\\nnode1 slots=4\\nnode2\\nnode2\\n")
+    >>> read_hostfile(f)
+    ['node1', 'node2', 'node2-1']
+    """
+    from ..fileformat import read_text
+
+    names: list[str] = []
+    for line in read_text(path).splitlines():
+        host = line.split("#", 1)[0].split()
+        if not host:
+            continue
+        name, k = host[0], 1
+        while name in names:
+            name, k = f"{host[0]}-{k}", k + 1
+        names.append(name)
+    if not names:
+        raise ValueError(f"hostfile {path} names no host")
+    return names
+
+
+def calibrate_hosts(hostfile, output, *, sizes: Sequence[int] = (1000, 200_000), repeat: int = 3,
+                    timeout: float = 600.0):
+    """``collsched calibrate --hosts HOSTFILE -o platform.json``: one rank per host line, measured and clustered.
+
+    Parameters
+    ----------
+    hostfile : path-like
+        An Open MPI hostfile (:func:`read_hostfile`).
+    output : path-like
+        The platform file to write (``.json``).
+    sizes, repeat
+        As for :func:`calibrate`.
+    timeout : float
+        Seconds the MPI job may take.
+
+    Returns
+    -------
+    Platform
+        What was written.
+
+    Examples
+    --------
+    See ``tests/runtime/test_mpi_api_calibrate.py`` (it needs MPI).
+
+    >>> callable(calibrate_hosts)
+    True
+    """
+    import os
+
+    from ..platform.io import load_platform
+    from .emulated import run_script
+
+    names = read_hostfile(hostfile)
+    args = ["-m", "collsched.mpi.calibrate", os.fspath(output), ",".join(names), ",".join(map(str, sizes)),
+            str(repeat)]
+    run_script(names, args[0], args[1:], timeout=timeout, hostfile=os.fspath(hostfile))
+    return load_platform(output)
+
+
+if __name__ == "__main__":  # the ranks of calibrate_hosts
+    import sys
+
+    from mpi4py import MPI
+
+    from ..platform.io import save_platform
+
+    out, hosts, sizes, repeat = sys.argv[1:5]
+    measured, _ = calibrate(MPI.COMM_WORLD, hosts=hosts.split(","), sizes=[int(x) for x in sizes.split(",")],
+                            repeat=int(repeat))
+    if MPI.COMM_WORLD.rank == 0:
+        save_platform(measured, out)

@@ -29,7 +29,7 @@ __all__ = ["script_command", "run_script"]
 
 
 def script_command(world: Sequence[str], script: str, args: Sequence[str] = (), *, emulation=None,
-                   python: str | None = None) -> list[str]:
+                   python: str | None = None, hostfile: str | None = None) -> list[str]:
     """The command line that runs ``script`` on one rank per node of ``world``.
 
     Parameters
@@ -44,6 +44,8 @@ def script_command(world: Sequence[str], script: str, args: Sequence[str] = (), 
         Entered; each rank runs in the namespace of its host.
     python : str, optional
         The interpreter (default: this one).
+    hostfile : str, optional
+        An Open MPI hostfile: the ranks run on its hosts (without an emulation).
 
     Returns
     -------
@@ -55,20 +57,23 @@ def script_command(world: Sequence[str], script: str, args: Sequence[str] = (), 
 
     >>> script_command(["a"], "x.py")[-1]
     'x.py'
+    >>> script_command(["a", "b"], "x.py", hostfile="hosts")[1:3]
+    ['--hostfile', 'hosts']
     """
     program = [python or sys.executable, script, *args]
     if emulation is not None:
         return emulation.command(list(world), program)
-    return mpirun_command(len(world), program)
+    cmd = mpirun_command(len(world), program)
+    return cmd[:1] + ["--hostfile", hostfile] + cmd[1:] if hostfile else cmd
 
 
 def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, emulation=None, timeout: float = 300.0,
-               env: dict | None = None) -> str:
+               env: dict | None = None, hostfile: str | None = None) -> str:
     """Run ``script`` over ``mpirun`` and return its standard output; nothing of it is left running afterwards.
 
     Parameters
     ----------
-    world, script, args, emulation
+    world, script, args, emulation, hostfile
         As for :func:`script_command`.
     timeout : float
         Seconds the job may take.
@@ -102,8 +107,9 @@ def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, e
         full.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     if emulation is not None:
         full.update(emulation.environment())
-    proc = subprocess.Popen(script_command(world, script, args, emulation=emulation), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=full, start_new_session=True, text=True)
+    cmd = script_command(world, script, args, emulation=emulation, hostfile=hostfile)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full, start_new_session=True,
+                            text=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
