@@ -249,9 +249,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
             prepared = plan.prepared.get((me, ctx.tag_ub))
             if prepared is None:
                 prepared = plan.prepared[(me, ctx.tag_ub)] = Prepared(plan, me, tag_ub=ctx.tag_ub)
-            empty = np.zeros(0, dtype=np.uint8) if send is None or recv is None else None
-            payload = Bound(prepared, send if send is not None else _empty_like(recv, empty),
-                            recv if recv is not None else _empty_like(send, empty), units, op)
+            payload = Bound(prepared, _or_empty(send, recv), _or_empty(recv, send), units, op)
             if walk(ctx.comm, prepared, payload, abort=ctx.abort) is None:
                 failure = "stopped"  # another rank failed: it says why below
     except Exception as exc:  # noqa: BLE001 - any failure is reported on every rank
@@ -267,10 +265,11 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
 
 
-def _empty_like(other, empty):
-    if other is None:
-        return empty
-    return other[:0]
+def _or_empty(buf, other) -> np.ndarray:
+    """``buf``, or an empty array like ``other`` for a rank that has no such buffer (a reduce's non-root)."""
+    if buf is not None:
+        return buf
+    return other[:0] if other is not None else np.zeros(0, dtype=np.uint8)
 
 
 def _why(exc: Exception, op) -> str:
