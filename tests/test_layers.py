@@ -31,9 +31,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("algorithms/simulation", ("collsched.algorithms", "collsched.simulation")),
     ("planner", ("collsched.bounds", "collsched.compare", "collsched.planner")),
     ("report/runtime/studies", ("collsched.report", "collsched.runtime", "collsched.studies", "collsched.demo",
-                                "collsched.interop")),
+                                "collsched.interop", "collsched.mpi")),
     ("CLI", ("collsched.cli", "collsched.cli_common", "collsched.cli_collective", "collsched.cli_platform",
-             "collsched.cli_msccl",
+             "collsched.cli_msccl", "collsched.cli_mpi",
              "collsched")),
 ]
 

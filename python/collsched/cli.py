@@ -37,6 +37,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(platform_app, name="platform")
 app.add_typer(collective_app, name="collective")
 app.add_typer(msccl_app, name="msccl")
+app.command("plan-suite")(__import__("collsched.cli_mpi", fromlist=["cli_mpi"]).plan_suite_command)
 
 _state = {"debug": False, "argv": []}
 
@@ -401,10 +402,13 @@ def run_command(platform: Path = typer.Argument(..., help="Platform file."),
 
 
 @app.command("calibrate")
-def calibrate_command(platform: Path = typer.Argument(..., help="Platform file (its hosts are the ranks)."),
+def calibrate_command(platform: Optional[Path] = typer.Argument(None, help="Platform file (its hosts are the "
+                                                                 "ranks)."),
                       output: Path = typer.Option(..., "-o", "--output", help="Where to write the measured platform (.json)."),
                       emulate: bool = typer.Option(False, help="Measure the emulated network of the platform (Linux, root)."),
-                      repeat: int = typer.Option(5, help="Round trips per size.")):
+                      repeat: int = typer.Option(5, help="Round trips per size."),
+                      hosts: Optional[Path] = typer.Option(None, help="An Open MPI hostfile: measure its hosts "
+                                                           "instead of a platform's, and cluster them.")):
     """Measure latency and bandwidth between hosts by ping-pong over MPI; write them as a platform."""
     import contextlib
 
@@ -413,6 +417,9 @@ def calibrate_command(platform: Path = typer.Argument(..., help="Platform file (
     from .runtime.emulation import Emulation
 
     check_output(output, (".json",), option="-o")
+    if hosts is not None or platform is None:  # the hosts of a hostfile, measured and clustered (collsched.mpi)
+        from .cli_mpi import calibrate_hosts_command
+        return calibrate_hosts_command(hosts, output, repeat)
     p = load_platform(platform)
     with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
         cal = calibrate(p, repeat=repeat, emulation=net)

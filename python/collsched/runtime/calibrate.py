@@ -48,7 +48,7 @@ import numpy as np
 from ..simulation.plogp import PLogPParams, Piecewise
 from .launch import launch
 
-__all__ = ["Calibration", "calibrate"]
+__all__ = ["Calibration", "calibrate", "pingpong_task", "calibration_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,22 +225,71 @@ def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
     --------
     See the module docstring.
     """
+    hosts = tuple(platform.hosts)
+    task = pingpong_task(hosts, pairs=pairs, sizes=sizes, repeat=repeat, burst=burst, where=platform.name)
+    (answer,) = launch(list(hosts), [task], timeout=timeout, emulation=emulation)
+    return calibration_of(hosts, task, answer)
+
+
+def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5,
+                  burst: int = 8, where: str = "the job") -> dict:
+    """The ping-pong task of a calibration (every rank runs it: :func:`~.pingpong.pingpong_rank`), options checked.
+
+    Parameters
+    ----------
+    hosts : sequence of str
+        The host of each rank.
+    pairs, sizes, repeat, burst
+        As for :func:`calibrate`.
+    where : str
+        What the hosts belong to, for messages.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        Bad sizes, counts or pairs.
+
+    Examples
+    --------
+    >>> pingpong_task(["a", "b", "c"], sizes=(8, 64))["pairs"]
+    [['a', 'b'], ['a', 'c'], ['b', 'c']]
+    >>> pingpong_task(["a", "b"], sizes=(64, 8))
+    Traceback (most recent call last):
+    ...
+    ValueError: calibrate option sizes=[64, 8] must be at least two increasing sizes >= 1 byte
+    """
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2 or sizes != sorted(set(sizes)) or sizes[0] < 1:
         raise ValueError(f"calibrate option sizes={sizes!r} must be at least two increasing sizes >= 1 byte")
     for name, v in (("repeat", repeat), ("burst", burst)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"calibrate option {name}={v!r} is not an integer >= 1")
-    hosts = tuple(platform.hosts)
+    hosts = tuple(hosts)
     if pairs is None:
         pairs = [(a, b) for i, a in enumerate(hosts) for b in hosts[i + 1:]]
     for a, b in pairs:
         if a not in hosts or b not in hosts or a == b:
-            raise ValueError(f"calibrate pair ({a!r}, {b!r}) is not two distinct hosts of {platform.name!r}")
-    world = list(hosts)
-    task = {"kind": "pingpong", "pairs": [[a, b] for a, b in pairs], "sizes": sizes, "repeat": int(repeat),
+            raise ValueError(f"calibrate pair ({a!r}, {b!r}) is not two distinct hosts of {where!r}")
+    return {"kind": "pingpong", "pairs": [[a, b] for a, b in pairs], "sizes": sizes, "repeat": int(repeat),
             "burst": int(burst)}
-    (answer,) = launch(world, [task], timeout=timeout, emulation=emulation)
+
+
+def calibration_of(hosts: Sequence[str], task: dict, answer: dict) -> Calibration:
+    """The :class:`Calibration` of a ping-pong task's answer (what rank 0's :func:`~.pingpong.pingpong_rank` returns).
+
+    Examples
+    --------
+    >>> task = pingpong_task(["a", "b"], sizes=(8, 1008))
+    >>> answer = {"one_way": [[1e-5, 2e-5]], "gap": [[0, 0]], "send_overhead": [[0, 0]], "recv_overhead": [[0, 0]]}
+    >>> round(calibration_of(["a", "b"], task, answer).bandwidth[0, 1])
+    100000000
+    """
+    hosts = tuple(hosts)
+    pairs, sizes = task["pairs"], task["sizes"]
     index = {h: i for i, h in enumerate(hosts)}
     arrays = {k: np.array(answer[k], dtype=float).reshape(len(pairs), len(sizes))
               for k in ("one_way", "gap", "send_overhead", "recv_overhead")}

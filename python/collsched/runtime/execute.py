@@ -3,7 +3,8 @@
 The executor walks its rank's operations in program order and starts each one
 as soon as the operations it depends on have completed (the semantics of
 :mod:`collsched.schedules.program`, the same the validator and the simulator
-use): a send posts ``Isend`` of a real buffer, a receive posts ``Irecv``
+use; the walk is :mod:`.walk`'s, shared with :mod:`collsched.mpi`, and this
+module is its payload of test data): a send posts ``Isend`` of a real buffer, a receive posts ``Irecv``
 (it then waits for its message), a computation multiplies the 2×2 matrices of
 its input pieces in operand order, or adds the integers of a commutative
 reduction's inputs (:mod:`.payload`), and, with
@@ -39,20 +40,20 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 import time
 from typing import Sequence
 
 import numpy as np
 
-from ..schedules.program import RECV, SEND, Program
+from ..schedules.program import Program
 from ..schedules.values import REDUCED, Piece, Value
 from . import payload
+from .walk import RankOps, walk
 
 __all__ = ["RankPlan", "execute", "check_received", "check_finals"]
 
 
-class RankPlan:
+class RankPlan(RankOps):
     """What one rank needs to run its part of a program, computed once for every repetition.
 
     Parameters
@@ -60,11 +61,13 @@ class RankPlan:
     program : Program
     rank : int
         The rank's index in ``program.ranks``.
+    tag_ub : int
+        The largest MPI tag of the communicator.
 
     Attributes
     ----------
     ops : list of int
-        The rank's operation ids, in program order.
+        The rank's operation ids, in program order (and the rest of :class:`~.walk.RankOps`).
     deps : dict
         ``op -> list of ops`` it waits for.
     pieces : dict
@@ -84,11 +87,10 @@ class RankPlan:
     (['recv', 'compute'], {1: [], 2: [1]}, {1: 4})
     """
 
-    def __init__(self, program: Program, rank: int):
+    def __init__(self, program: Program, rank: int, *, tag_ub: int = 32767):
         program = program.renumbered()  # message ids are labels; MPI tags and arrays here want them 0 .. M-1
+        super().__init__(program, rank, tag_ub=tag_ub)
         self.program = program
-        self.rank = rank
-        self.ops = [int(i) for i in program.ops_of(rank)]
         send_op, _ = program.message_ops()
         self.deps, self.pieces, self.recv_words = {}, {}, {}
         for i in self.ops:
@@ -102,19 +104,60 @@ class RankPlan:
                 self.pieces[i] = op.pieces
 
 
-def _tag(msg: int, tag_ub: int) -> int:
-    return msg % (tag_ub + 1)
+class _TestData:
+    """The walk's payload of a verified run: headers of symbolic contents, fillers, 2×2 matrix products."""
+
+    def __init__(self, plan: RankPlan, store: dict, rep: int, corrupt: bool, speed: float, compute: str):
+        self.plan, self.store, self.rep, self.corrupt = plan, store, rep, corrupt
+        self.speed, self.model = speed, compute == "model"
+        self.received: list = []
+
+    def send(self, i):
+        prog, pieces = self.plan.program, self.plan.pieces[i]
+        msg = int(prog.op_msg[i])
+        try:
+            words = payload.header(pieces, self.store)
+        except KeyError as exc:
+            value, segment = exc.args[0]
+            raise RuntimeError(f"op {i} (send msg {msg}) carries {value!r} segment {segment}, "
+                               "which the rank does not hold") from None
+        n = payload.message_bytes(prog.op_size[i], words.shape[0])
+        buf = np.empty(n, dtype=np.uint8)
+        buf[:8 * words.shape[0]] = words.view(np.uint8)
+        buf[8 * words.shape[0]:] = payload.filler(n - 8 * words.shape[0], msg, self.rep)
+        if self.corrupt and n:
+            buf[n // 2] ^= 0xFF
+            self.corrupt = False
+        return buf
+
+    def recv(self, i):
+        return np.empty(payload.message_bytes(self.plan.program.op_size[i], self.plan.recv_words[i]), dtype=np.uint8)
+
+    def arrived(self, i, buf):
+        words = buf[:8 * self.plan.recv_words[i]].view(np.int64)
+        for key, value in payload.split_header(words, self.plan.pieces[i]):
+            self.store.setdefault(key, value)
+        self.received.append((i, buf))
+
+    def compute(self, i):
+        began = time.perf_counter()
+        _compute(self.plan.pieces[i], self.store)
+        if self.model:
+            rest = float(self.plan.program.op_size[i]) / self.speed - (time.perf_counter() - began)
+            if rest > 0:
+                time.sleep(rest)
 
 
 def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: float = 1e9,
             compute: str = "model", latency: Sequence[float] | None = None, corrupt: bool = False,
-            tag_ub: int = 32767, poll: float = 0.0):
+            poll: float = 0.0):
     """Run ``plan`` once on ``comm`` (whose rank ``i`` is program rank ``i``); fills ``store``.
 
     Parameters
     ----------
     comm : mpi4py.MPI.Comm
     plan : RankPlan
+        Made with the communicator's ``tag_ub``.
     store : dict
         ``(Value, segment) -> content`` the rank holds (its initial values); updated in place.
     rep : int
@@ -130,8 +173,6 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
         Per peer rank, seconds to wait before posting a send (emulated latency).
     corrupt : bool
         Fault injection: flip one byte of the rank's first non-empty message.
-    tag_ub : int
-        The largest MPI tag (message ids are taken modulo ``tag_ub + 1``).
     poll : float
         0: wait for completions in ``MPI_Waitany`` (Open MPI spins); ``> 0``:
         test for them and sleep ``poll`` seconds between tests, leaving the
@@ -152,99 +193,9 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     >>> callable(execute)
     True
     """
-    from mpi4py import MPI
-
-    prog = plan.program
-    now = lambda: time.perf_counter() - t0  # noqa: E731
-    waiting = {i: len(plan.deps[i]) for i in plan.ops}
-    dependents: dict[int, list[int]] = {}
-    for i in plan.ops:
-        for d in plan.deps[i]:
-            dependents.setdefault(d, []).append(i)
-    ready = [i for i in plan.ops if waiting[i] == 0]
-    heapq.heapify(ready)
-    start, end, received = {}, {}, []
-    requests, owners, buffers = [], [], {}
-    timers: list[tuple[float, int]] = []
-
-    def done(i):
-        end[i] = now()
-        for j in dependents.get(i, ()):
-            waiting[j] -= 1
-            if waiting[j] == 0:
-                heapq.heappush(ready, j)
-
-    def post_send(i):
-        requests.append(comm.Isend(buffers[i], dest=int(prog.op_peer[i]), tag=_tag(int(prog.op_msg[i]), tag_ub)))
-        owners.append(i)
-
-    while len(end) < len(plan.ops):
-        while ready:
-            i = heapq.heappop(ready)
-            kind, peer, msg = int(prog.op_kind[i]), int(prog.op_peer[i]), int(prog.op_msg[i])
-            start[i] = now()
-            if kind == SEND:
-                pieces = plan.pieces[i]
-                try:
-                    words = payload.header(pieces, store)
-                except KeyError as exc:
-                    value, segment = exc.args[0]
-                    raise RuntimeError(f"op {i} (send msg {msg}) carries {value!r} segment {segment}, "
-                                       "which the rank does not hold") from None
-                n = payload.message_bytes(prog.op_size[i], words.shape[0])
-                buf = np.empty(n, dtype=np.uint8)
-                buf[:8 * words.shape[0]] = words.view(np.uint8)
-                buf[8 * words.shape[0]:] = payload.filler(n - 8 * words.shape[0], msg, rep)
-                if corrupt and n:
-                    buf[n // 2] ^= 0xFF
-                    corrupt = False
-                buffers[i] = buf
-                delay = latency[peer] if latency is not None else 0.0
-                if delay > 0:
-                    heapq.heappush(timers, (start[i] + delay, i))
-                else:
-                    post_send(i)
-            elif kind == RECV:
-                n = payload.message_bytes(prog.op_size[i], plan.recv_words[i])
-                buf = np.empty(n, dtype=np.uint8)
-                buffers[i] = buf
-                requests.append(comm.Irecv(buf, source=peer, tag=_tag(msg, tag_ub)))
-                owners.append(i)
-            else:
-                _compute(plan.pieces[i], store)
-                if compute == "model":
-                    rest = float(prog.op_size[i]) / speed - (now() - start[i])
-                    if rest > 0:
-                        time.sleep(rest)
-                done(i)
-        if len(end) == len(plan.ops):
-            break
-        while timers and timers[0][0] <= now():
-            post_send(heapq.heappop(timers)[1])
-        if not requests:
-            if timers:
-                time.sleep(max(0.0, timers[0][0] - now()))
-                continue
-            raise RuntimeError(f"ops {sorted(set(plan.ops) - set(end))[:4]} wait for nothing that can complete")
-        if timers or poll > 0:
-            k = MPI.Request.Testany(requests)[0]
-            if k == MPI.UNDEFINED:
-                nap = poll if poll > 0 else 1e-4
-                time.sleep(min(nap, max(0.0, timers[0][0] - now())) if timers else nap)
-                continue
-        else:
-            k = MPI.Request.Waitany(requests)
-        i = owners.pop(k)
-        requests.pop(k)
-        if int(prog.op_kind[i]) == RECV:
-            buf = buffers[i]
-            words = buf[:8 * plan.recv_words[i]].view(np.int64)
-            for key, value in payload.split_header(words, plan.pieces[i]):
-                store.setdefault(key, value)
-            received.append((i, buf))
-        del buffers[i]
-        done(i)
-    return start, end, received
+    data = _TestData(plan, store, rep, corrupt, speed, compute)
+    start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll)
+    return start, end, data.received
 
 
 def _compute(pieces, store) -> None:

@@ -64,11 +64,10 @@ def _program_task(comm, task: dict, world: list[str]):
     times, problems = [], []
     if sub != MPI.COMM_NULL:
         r = sub.rank
-        plan = RankPlan(prog, r)
+        plan = RankPlan(prog, r, tag_ub=int(sub.Get_attr(MPI.TAG_UB) or 32767))
         initial = [Value(*row[1:]) for row in task.get("initial") or () if row[0] == r]
         finals = [Piece(Value(*row[1:5]), row[5], row[6]) for row in task.get("final") or () if row[0] == r]
         lat = task.get("latency")
-        tag_ub = sub.Get_attr(MPI.TAG_UB) or 32767
         fault = task.get("fault") or {}
         for rep in range(reps):
             store = {} if task.get("initial") is not None else _OnDemand()
@@ -86,7 +85,7 @@ def _program_task(comm, task: dict, world: list[str]):
             start, end, received = execute(
                 sub, plan, store=store, rep=rep, t0=t0, speed=float(task["speed"][r]),
                 compute=task["compute"], latency=None if lat is None else lat[r],
-                corrupt=fault.get("rank") == me and fault.get("what") == "corrupt", tag_ub=int(tag_ub),
+                corrupt=fault.get("rank") == me and fault.get("what") == "corrupt",
                 poll=float(task.get("poll", 0.0)))
             times.append((start, end))
             found = check_received(plan, received, rep) + check_finals(finals, store, prog.denominator)

@@ -1,0 +1,319 @@
+"""The collective calls of :mod:`collsched.mpi`: check, agree, run the plan (or MPI's own), agree again.
+
+Every call goes through the same steps on every rank of the communicator:
+
+1. **look up** the plan for the call's kind, size and root in ``plans``
+   (:meth:`~collsched.mpi.plans.PlanSet.find`) and check the buffers
+   (contiguous numpy arrays, sizes and dtypes that fit);
+2. **agree** (one ``MPI_Allreduce`` of a few integers): every rank sees
+   whether some rank failed its checks, or whether the ranks disagree on the
+   size, the dtype, the root or the plan; if so, every rank raises the same
+   :class:`MPICallError`, naming the rank and the reason;
+3. **run** the plan's program on the user's arrays (:mod:`.layout`, the
+   walk of :mod:`collsched.runtime.walk`), or MPI's own collective when no
+   plan fits (a :class:`FallbackWarning`, once per kind, root and size
+   bucket, on rank 0) or when the plan predicts no gain (silently). A rank
+   whose operator raises, or that fails otherwise, tells every other rank
+   (a one-word message on a tag the programs never use), which stop
+   waiting;
+4. **agree** again (one ``MPI_Allreduce``): if any rank failed, every rank
+   raises the first failing rank's reason.
+
+The calls use a private duplicate of the communicator (made at the first
+call on it, kept as an attribute of it), so that their messages never mix
+with the application's; after a failure it is replaced.
+
+Examples
+--------
+>>> op_name(sum), op_name(None)
+('sum', 'MPI.SUM')
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from typing import Callable
+
+import numpy as np
+
+from ..errors import CollschedError
+from ..runtime.walk import walk
+from .layout import Bound, OperatorFailed, Prepared, combine
+from .plans import ROOTED, PlanError, PlanSet, load_plans
+
+__all__ = ["MPICallError", "FallbackWarning", "call", "op_name", "root_of", "combine", "last_run"]
+
+
+class MPICallError(CollschedError):
+    """A collsched.mpi call failed: raised on every rank, naming the rank that failed and why.
+
+    Attributes
+    ----------
+    rank : int
+        The first communicator rank that failed.
+
+    Examples
+    --------
+    >>> e = MPICallError("rank 2: allreduce: the operator raised ZeroDivisionError: boom", rank=2)
+    >>> e.rank, str(e)
+    (2, 'rank 2: allreduce: the operator raised ZeroDivisionError: boom')
+    """
+
+    def __init__(self, message: str, *, rank: int = -1, fix: str | None = None):
+        super().__init__(message, fix=fix)
+        self.rank = rank
+
+
+class FallbackWarning(UserWarning):
+    """No plan fits a call: MPI's own collective runs instead (said once per kind, root and size bucket).
+
+    Examples
+    --------
+    >>> issubclass(FallbackWarning, UserWarning)
+    True
+    """
+
+
+def op_name(op) -> str:
+    """A short name of an operator, for messages.
+
+    Examples
+    --------
+    >>> op_name(lambda a, b: a)
+    '<lambda>'
+    """
+    if op is None:
+        return "MPI.SUM"
+    return getattr(op, "__name__", None) or repr(op)
+
+
+_KEYVAL = None
+_WARNED: set = set()
+_LAST = ["none"]
+
+
+def last_run() -> str:
+    """What the last call of this process ran.
+
+    ``"plan"``, ``"mpi"`` (the plan says MPI's own is as fast) or ``"fallback"`` (no plan fits).
+
+    Examples
+    --------
+    >>> last_run() in ("none", "plan", "mpi", "fallback")
+    True
+    """
+    return _LAST[0]
+
+
+class _Context:
+    """The private communicator of a user communicator, and the abort channel on it."""
+
+    def __init__(self, comm):
+        from mpi4py import MPI
+
+        self.comm = comm.Dup()
+        self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
+        self.tag_ub = int(min(self.comm.Get_attr(MPI.TAG_UB) or 32767, 2**30))
+        self.word = np.zeros(1, dtype=np.int64)
+        self.abort = self.comm.Irecv(self.word, source=MPI.ANY_SOURCE, tag=self.tag_ub)
+        self.mine = np.zeros(9, dtype=np.int64)
+        self.agreed = np.zeros(9, dtype=np.int64)
+        self.notices: list = []
+
+    def tell_others(self) -> None:
+        """Tell every other rank to stop waiting (this rank failed)."""
+        self.word_out = np.array([self.rank], dtype=np.int64)
+        for r in range(self.size):
+            if r != self.rank:
+                self.notices.append(self.comm.Isend(self.word_out, dest=r, tag=self.tag_ub))
+
+    def close(self) -> None:
+        from mpi4py import MPI
+
+        for req in [self.abort] + self.notices:
+            if req != MPI.REQUEST_NULL:
+                req.Free()
+        self.comm.Free()
+
+
+def _context(comm) -> _Context:
+    from mpi4py import MPI
+
+    global _KEYVAL
+    if _KEYVAL is None:
+        _KEYVAL = MPI.Comm.Create_keyval()
+    ctx = comm.Get_attr(_KEYVAL)
+    if ctx is None:
+        ctx = _Context(comm)
+        comm.Set_attr(_KEYVAL, ctx)
+    return ctx
+
+
+def _reset(comm, ctx: _Context) -> None:
+    comm.Delete_attr(_KEYVAL)
+    try:
+        ctx.close()
+    except Exception:  # noqa: BLE001 - a broken private communicator is dropped either way
+        pass
+
+
+def _plan_set(plans) -> PlanSet | None:
+    if plans is None or isinstance(plans, PlanSet):
+        return plans
+    return load_plans(plans)
+
+
+def _dtype_code(dtype) -> int:
+    """The same number for the same dtype in every process (a CRC of its description)."""
+    return zlib.crc32(repr(np.dtype(dtype).descr).encode()) & 0x7FFFFFFF
+
+
+def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, size: int, units: int, root: int | None,
+         op=None, commute: bool | None = None, plans=None, check: Callable[[], str | None] | None = None,
+         fallback: Callable, dtype=None):
+    """Run one collective call (the steps of the module docstring); :mod:`collsched.mpi`'s functions call it.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    kind : str
+        collsched's name of the collective.
+    send, recv : numpy.ndarray or None
+        The buffers as the layout reads them (flat bytes, or rows for reductions).
+    size : int
+        The collective's size in bytes (what plans are looked up by).
+    units : int
+        Units of one value (bytes, or rows).
+    root : int or None
+    op : MPI.Op or callable, optional
+    commute : bool, optional
+        Whether ``op`` commutes.
+    plans : str, path-like, PlanSet or None
+    check : callable, optional
+        Returns a reason why this rank's buffers are wrong, or None.
+    fallback : callable
+        ``fallback(private_comm)`` runs MPI's own collective.
+    dtype : numpy.dtype, optional
+        Compared across ranks.
+
+    Raises
+    ------
+    MPICallError
+        On every rank, when any rank failed; see the module docstring.
+
+    Examples
+    --------
+    See :mod:`collsched.mpi` (it needs an MPI job).
+
+    >>> callable(call)
+    True
+    """
+    ctx = _context(comm)
+    n, me = ctx.size, ctx.rank
+    reason, plan, plan_id = None, None, -1
+    try:
+        plan_set = _plan_set(plans)
+        if check is not None:
+            reason = check()
+        if reason is None and plan_set is not None:
+            plan = plan_set.find(kind, n, root, size, commutative=bool(commute))
+            if plan is not None:
+                plan_id = plan_set.plans.index(plan)
+    except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
+        reason = str(exc)
+    # step 2: one agreement on the checks and on what every rank is about to do
+    mine = ctx.mine
+    r = -1 if root is None else int(root)
+    code = _dtype_code(dtype) if dtype is not None else 0
+    mine[:] = (me if reason is not None else n, size, -size, plan_id, -plan_id, r, -r, code, -code)
+    from mpi4py import MPI
+
+    ctx.comm.Allreduce(mine, ctx.agreed, op=MPI.MIN)
+    agreed = ctx.agreed
+    if agreed[0] < n:
+        text = ctx.comm.bcast(reason, root=int(agreed[0]))
+        raise MPICallError(f"rank {int(agreed[0])}: {kind}: {text}", rank=int(agreed[0]))
+    if any(agreed[k] != -agreed[k + 1] for k in (1, 3, 5, 7)):
+        _disagreement(ctx, kind, (size, plan_id, r, None if dtype is None else str(np.dtype(dtype))))
+    # step 3: run
+    failure = None
+    try:
+        if plan is None or plan.use_mpi:
+            if plan is None and me == 0:
+                _warn_once(kind, n, root, size, plan_set)
+            _LAST[0] = "fallback" if plan is None else "mpi"
+            fallback(ctx.comm)
+        else:
+            _LAST[0] = "plan"
+            prepared = plan.prepared.get((me, ctx.tag_ub))
+            if prepared is None:
+                prepared = plan.prepared[(me, ctx.tag_ub)] = Prepared(plan, me, tag_ub=ctx.tag_ub)
+            payload = Bound(prepared, _or_empty(send, recv), _or_empty(recv, send), units, op)
+            if walk(ctx.comm, prepared, payload, abort=ctx.abort) is None:
+                failure = "stopped"  # another rank failed: it says why below
+    except Exception as exc:  # noqa: BLE001 - any failure is reported on every rank
+        failure = _why(exc, op)
+        ctx.tell_others()
+    # step 4: agree on the outcome
+    mine[0] = me if failure not in (None, "stopped") else n
+    ctx.comm.Allreduce(mine[:1], ctx.agreed[:1], op=MPI.MIN)
+    if ctx.agreed[0] < n or failure is not None:
+        bad = int(ctx.agreed[0])
+        text = ctx.comm.bcast(failure, root=bad) if bad < n else "stopped without a reason"
+        _reset(comm, ctx)
+        raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
+
+
+def _or_empty(buf, other) -> np.ndarray:
+    """``buf``, or an empty array like ``other`` for a rank that has no such buffer (a reduce's non-root)."""
+    if buf is not None:
+        return buf
+    return other[:0] if other is not None else np.zeros(0, dtype=np.uint8)
+
+
+def _why(exc: Exception, op) -> str:
+    if isinstance(exc, OperatorFailed):
+        exc = exc.__cause__ or exc
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        return f"the operator {op_name(op)} raised {type(exc).__name__}: {text}"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"
+
+
+def _disagreement(ctx: _Context, kind: str, mine: tuple) -> None:
+    """Raise on every rank, naming the first rank whose size, plan, root or dtype differs from rank 0's."""
+    everyone = ctx.comm.allgather(mine)
+    what = ("buffer gives {} bytes", "plan is number {} of its plans=", "root is {}", "dtype is {}")
+    fixes = ("give every rank buffers of the same size", "give every rank the same plans=",
+             "give every rank the same root", "give every rank arrays of the same dtype")
+    for r, theirs in enumerate(everyone):
+        for k, (x, y) in enumerate(zip(theirs, everyone[0])):
+            if x != y:
+                raise MPICallError(f"rank {r}: {kind}: its {what[k].format(x)} where rank 0's {what[k].format(y)}",
+                                   rank=r, fix=fixes[k])
+
+
+def _warn_once(kind: str, n: int, root, size: int, plans) -> None:
+    bucket = size.bit_length()
+    key = (kind, n, root, bucket, None if plans is None else plans.where)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    where = "no plans= given" if plans is None else f"no plan in {plans.where} fits"
+    at = f" from root {root}" if root is not None else ""
+    warnings.warn(f"collsched.mpi: {kind} of {size} bytes on {n} ranks{at}: {where}; MPI's own collective runs",
+                  FallbackWarning, stacklevel=4)
+
+
+def root_of(kind: str, root) -> int | None:
+    """The root a plan is looked up with (None for the kinds without one).
+
+    Examples
+    --------
+    >>> root_of("allreduce", 0), root_of("reduce", 2)
+    (None, 2)
+    """
+    return int(root) if kind in ROOTED else None
+
+

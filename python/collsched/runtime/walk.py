@@ -1,0 +1,275 @@
+"""The dependency walk every MPI executor shares: one rank's operations, started as soon as their dependencies end.
+
+A program's operations (:mod:`collsched.schedules.program`) run on a rank in
+program order, each once the operations it depends on have completed: a
+send posts ``Isend``, a receive posts ``Irecv`` (it ends when its message
+has arrived), a computation runs at once. What the messages hold is not the
+walk's business: a **payload** (any object with the four methods of
+:class:`Payload`) gives the buffer of each send and receive, takes each
+received buffer and performs each computation. Two payloads exist: the
+runtime's verified test data (:mod:`.execute`) and the user's own arrays
+(:mod:`collsched.mpi`).
+
+:class:`RankOps` is what the walk needs of one rank, computed once per
+program (dependencies, dependents, peers and tags as plain lists), so that
+the walk itself allocates no per-operation structure but its two timing
+dicts.
+
+Examples
+--------
+>>> import collsched as cs
+>>> from collsched.schedules.values import block
+>>> b = cs.ProgramBuilder(["a", "b"])
+>>> _ = b.send("a", "b", [block(0, 0, 1)], size=64)
+>>> ops = RankOps(b.build(), 1)
+>>> ops.ops, ops.kind, ops.peer, ops.roots
+([1], {1: 1}, {1: 0}, [1])
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from typing import Protocol, Sequence
+
+from ..schedules.program import RECV, SEND, Program
+
+__all__ = ["RankOps", "Payload", "walk"]
+
+
+class RankOps:
+    """One rank's operations of a program, in the form the walk reads.
+
+    Parameters
+    ----------
+    program : Program
+        Message ids ``0 .. M-1`` (:meth:`Program.renumbered`).
+    rank : int
+        The rank's index in ``program.ranks``.
+    peers : sequence of int, optional
+        The communicator rank of each program rank (default: the same index).
+    tag_ub : int
+        The largest MPI tag; message ``m`` is sent with tag ``m % tag_ub``
+        (tag ``tag_ub`` itself stays free for the caller).
+
+    Attributes
+    ----------
+    ops : list of int
+        Operation ids, in program order.
+    kind, peer, tag : dict
+        ``op -> SEND/RECV/COMPUTE``, ``op -> communicator rank`` of the other end, ``op -> MPI tag``.
+    waits : dict
+        ``op -> number of dependencies``.
+    dependents : dict
+        ``op -> ops that wait for it``.
+    roots : list of int
+        The ops without dependencies.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> b = cs.ProgramBuilder(["a", "b", "c"])
+    >>> _ = b.send("a", "c", [], size=8)
+    >>> _ = b.send("a", "b", [], size=8)
+    >>> ops = RankOps(b.build(), 0, peers=[5, 6, 7])
+    >>> ops.peer, ops.dependents, ops.roots
+    ({0: 7, 2: 6}, {0: [2]}, [0])
+    """
+
+    def __init__(self, program: Program, rank: int, *, peers: Sequence[int] | None = None, tag_ub: int = 32767):
+        self.rank = rank
+        self.ops = [int(i) for i in program.ops_of(rank)]
+        self.kind, self.peer, self.tag, self.waits, self.dependents = {}, {}, {}, {}, {}
+        for i in self.ops:
+            k = int(program.op_kind[i])
+            self.kind[i] = k
+            if k in (SEND, RECV):
+                p = int(program.op_peer[i])
+                self.peer[i] = p if peers is None else int(peers[p])
+                self.tag[i] = int(program.op_msg[i]) % tag_ub
+            deps = program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]
+            self.waits[i] = int(deps.shape[0])
+            for d in deps:
+                self.dependents.setdefault(int(d), []).append(i)
+        self.roots = [i for i in self.ops if self.waits[i] == 0]
+
+
+class Payload(Protocol):
+    """What a walk asks of the data it moves (see :func:`walk`).
+
+    Examples
+    --------
+    >>> class Nothing:
+    ...     def send(self, i): return b""
+    ...     def recv(self, i): return bytearray()
+    ...     def arrived(self, i, buf): pass
+    ...     def compute(self, i): pass
+    >>> isinstance(Nothing(), object)
+    True
+    """
+
+    def send(self, i: int):
+        """The buffer (any mpi4py buffer specification) that send ``i`` posts.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.send)
+        True
+        """
+
+    def recv(self, i: int):
+        """The buffer receive ``i`` posts.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.recv)
+        True
+        """
+
+    def arrived(self, i: int, buf) -> None:
+        """Receive ``i`` completed into ``buf``.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.arrived)
+        True
+        """
+
+    def compute(self, i: int) -> None:
+        """Perform computation ``i``.
+
+        Examples
+        --------
+        See :class:`Payload` (and :class:`collsched.mpi.layout.Bound`, a payload).
+
+        >>> callable(Payload.compute)
+        True
+        """
+
+
+def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, latency: Sequence[float] | None = None,
+         poll: float = 0.0, abort=None):
+    """Run one rank's operations on ``comm``: sends, receives and computations in dependency order.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    ops : RankOps
+    payload : Payload
+        Gives and takes the buffers; performs computations.
+    t0 : float, optional
+        ``time.perf_counter()`` of time 0; with it, the start and end of every
+        op are recorded (seconds since ``t0``); without, nothing is.
+    latency : sequence of float, optional
+        Per communicator rank, seconds to wait before posting a send to it
+        (emulated latency: the rank goes on with other operations meanwhile).
+    poll : float
+        0: wait for completions in ``MPI_Waitany``; ``> 0``: test and sleep
+        ``poll`` seconds between tests (leaves the CPU to other ranks).
+    abort : mpi4py.MPI.Request, optional
+        A posted request whose completion stops the walk (another rank
+        failed); the walk then returns ``None``, leaving its own pending
+        requests to the caller's clean-up.
+
+    Returns
+    -------
+    (start, end) : (dict, dict) or None
+        ``op -> seconds since t0`` (empty without ``t0``); None if ``abort`` completed.
+
+    Raises
+    ------
+    RuntimeError
+        If operations wait for nothing that can complete (a program error).
+
+    Examples
+    --------
+    See :mod:`collsched.runtime` and :mod:`collsched.mpi` (a walk needs an MPI job).
+
+    >>> callable(walk)
+    True
+    """
+    from mpi4py import MPI
+
+    clock = time.perf_counter
+    timing = t0 is not None
+    start: dict[int, float] = {}
+    end: dict[int, float] = {}
+    waits = dict(ops.waits)
+    ready = list(ops.roots)
+    heapq.heapify(ready)
+    kind, peer, tag, dependents = ops.kind, ops.peer, ops.tag, ops.dependents
+    requests, owners, buffers = ([abort], [-1], [None]) if abort is not None else ([], [], [])
+    timers: list[tuple[float, int]] = []
+    delayed = {}
+    left = len(ops.ops)
+
+    def done(i):
+        nonlocal left
+        left -= 1
+        if timing:
+            end[i] = clock() - t0
+        for j in dependents.get(i, ()):
+            waits[j] -= 1
+            if waits[j] == 0:
+                heapq.heappush(ready, j)
+
+    while left:
+        while ready:
+            i = heapq.heappop(ready)
+            k = kind[i]
+            if timing:
+                start[i] = clock() - t0
+            if k == SEND:
+                buf = payload.send(i)
+                delay = latency[peer[i]] if latency is not None else 0.0
+                if delay > 0:
+                    delayed[i] = buf
+                    heapq.heappush(timers, (clock() + delay, i))
+                else:
+                    requests.append(comm.Isend(buf, dest=peer[i], tag=tag[i]))
+                    owners.append(i)
+                    buffers.append(buf)
+            elif k == RECV:
+                buf = payload.recv(i)
+                requests.append(comm.Irecv(buf, source=peer[i], tag=tag[i]))
+                owners.append(i)
+                buffers.append(buf)
+            else:
+                payload.compute(i)
+                done(i)
+        if not left:
+            break
+        while timers and timers[0][0] <= clock():
+            i = heapq.heappop(timers)[1]
+            buf = delayed.pop(i)
+            requests.append(comm.Isend(buf, dest=peer[i], tag=tag[i]))
+            owners.append(i)
+            buffers.append(buf)
+        if len(requests) == (abort is not None):
+            if timers:
+                time.sleep(max(0.0, timers[0][0] - clock()))
+                continue
+            raise RuntimeError(f"ops {[i for i in ops.ops if waits[i] > 0][:4]} wait for nothing that can complete")
+        if timers or poll > 0:
+            n = MPI.Request.Testany(requests)[0]
+            if n == MPI.UNDEFINED:
+                nap = poll if poll > 0 else 1e-4
+                time.sleep(min(nap, max(0.0, timers[0][0] - clock())) if timers else nap)
+                continue
+        else:
+            n = MPI.Request.Waitany(requests)
+        i = owners.pop(n)
+        requests.pop(n)
+        buf = buffers.pop(n)
+        if i < 0:
+            return None
+        if kind[i] == RECV:
+            payload.arrived(i, buf)
+        done(i)
+    return start, end
