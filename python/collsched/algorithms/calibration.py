@@ -113,7 +113,16 @@ COSTS: dict[str, Cost] = {
     "orspb": Cost(8.51e-05, 2.19, f"{_RUNS}: 32: 0.18 s, 64: 0.69 s, 128: 3.76 s"),
     "random": Cost(0.000139, 2.10, f"{_RUNS}: 32: 0.22 s, 64: 0.74 s, 128: 4.06 s"),
     "random_steps": Cost(0.000176, 2.25, f"{_RUNS}: 32: 0.44 s, 64: 2.00 s, 128: 9.99 s"),
-    "recursive_doubling": Cost(0.000879, 2.43, f"{_RUNS}: allgather, 32: 3.98 s, 64: 21.43 s"),
+    "recursive_doubling": Cost(0.00102, 2.39, f"{_RUNS}: allgather, 32: 3.98 s, 64: 21.43 s, 128: 109.23 s"),
+    "ring": Cost(0.00718, 2.05, f"{_RUNS}: allgather, 32: 8.54 s, 64: 37.64 s, 128: 146.26 s"),
+    "round_robin": Cost(0.000789, 2.01, f"{_RUNS}: 32: 0.95 s, 64: 2.54 s, 128: 15.36 s"),
+    "rs_n": Cost(0.000291, 2.30, f"{_RUNS}: 32: 0.80 s, 64: 4.51 s, 128: 19.34 s"),
+    "rs_nl": Cost(0.000157, 2.63, f"{_RUNS}: 32: 1.54 s, 64: 7.76 s, 128: 59.25 s"),
+    "rs_nlh": Cost(0.00042, 2.44, f"{_RUNS}: 32: 2.16 s, 64: 8.69 s, 128: 63.32 s"),
+    "rs_nlp": Cost(0.000382, 2.48, f"{_RUNS}: 32: 2.11 s, 64: 10.74 s, 128: 65.48 s"),
+    "rs_nlph": Cost(9.49e-05, 2.58, f"{_RUNS}: 32: 0.77 s, 64: 4.00 s, 128: 27.66 s"),
+    "rs_np": Cost(0.000398, 2.09, f"{_RUNS}: 32: 0.53 s, 64: 2.72 s, 128: 9.65 s"),
+    "rspb": Cost(8.25e-05, 2.20, f"{_RUNS}: 32: 0.18 s, 64: 0.67 s, 128: 3.79 s"),
 }
 
 #: Seconds per operation of lowering, validating and simulating a program (what a synchronisation mode costs).
