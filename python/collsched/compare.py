@@ -160,7 +160,8 @@ class Candidate:
         'optimal'
         >>> Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, "planning: no").status_text
         'failed (planning)'
-        >>> Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, skipped="estimated 9 s > budget 1 s").status_text
+        >>> skipped = Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, skipped="estimated 9 s > budget 1 s")
+        >>> skipped.status_text
         'skipped: estimated 9 s > budget 1 s'
         """
         if self.skipped is not None:
@@ -274,7 +275,8 @@ class Comparison:
         True
         """
         if not self.candidates or not self.candidates[0].valid:
-            why = "; ".join(f"{c.algorithm}: {c.error or c.status_text}" for c in self.candidates) or "no algorithm applies"
+            why = "; ".join(f"{c.algorithm}: {c.error or c.status_text}" for c in self.candidates) \
+                or "no algorithm applies"
             raise CollschedError(f"no schedule for the {self.collective.kind}", fix=why)
         return self.candidates[0]
 
@@ -461,7 +463,7 @@ def _seconds(x: float) -> str:
 
 
 def _modes(schedule, platform, collective, deadline: float, max_ops: int) -> tuple[list, list[str]]:
-    """The synchronisation modes to try (all but those over the operation limit or the time left) and why not the others.
+    """The synchronisation modes to try (not those over the operation limit or the time left), and why not the others.
 
     The mode of the smallest program always runs, so that the candidate has a result.
     """
@@ -721,7 +723,8 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
     >>> a2a = cs.AllToAll(senders=p.hosts, size=1e3)
     >>> cmp = compare(p, a2a, algorithms=["caterpillar", "greedy"], budget=1e-9)
     >>> [(c.algorithm, c.status_text) for c in cmp.candidates]  # doctest: +ELLIPSIS
-    [('caterpillar', 'skipped: estimated ... s > budget 1e-09 s'), ('greedy', 'skipped: estimated ... s > budget 1e-09 s')]
+    [('caterpillar', 'skipped: estimated ... s > budget 1e-09 s'),
+     ('greedy', 'skipped: estimated ... s > budget 1e-09 s')]
     """
     if not isinstance(steady, bool):
         raise ValueError(f"compare option steady={steady!r} is not a bool")
