@@ -122,7 +122,8 @@ def fake_compare(stop_after):
     """A compare that reports ``progress(done, total, name)`` after each algorithm and is interrupted after ``stop_after``."""
     names = ["a", "b", "c", "d", "e"]
 
-    def compare(platform, collective, *, algorithms=None, model=None, seed=0, progress=None):
+    def compare(platform, collective, *, algorithms=None, model=None, seed=0, progress=None, budget=None,
+                on_start=None):
         progress(0, len(names), "")
         for i, name in enumerate(names):
             if i == stop_after:

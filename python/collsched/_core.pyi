@@ -105,6 +105,16 @@ def open_shop_orders(
     prio: npt.NDArray[np.int64],
 ) -> tuple[list[list[int]], float]: ...
 
+def matching_rounds(
+    cost: npt.NDArray[np.float64],
+    mask: npt.NDArray[np.bool_],
+) -> list[list[tuple[int, int]]]:
+    """Rounds of maximum-weight matchings of an S x R exchange (seed 004, Bhat et al.).
+
+    Per round, its ``(sender, receiver)`` pairs in sender order. Raises
+    ValueError on bad shapes or a cost that is not finite.
+    """
+
 def liquid_search(
     routes: list[list[int]],
     n_resources: int,

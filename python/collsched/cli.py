@@ -80,6 +80,8 @@ def _model(text: Optional[str]):
 
 
 _MODEL_HELP = "Simulation model: fluid (default), circuit or oneport, with options, e.g. 'oneport:sync=false,cost=edges'."
+_BUDGET_HELP = ("Seconds the comparison of every algorithm may take (default: none up to 64 hosts, 60 up to 256, "
+                "300 beyond); an algorithm whose estimated time does not fit is skipped, and its row says why.")
 
 
 _FIGURES = (".png", ".svg", ".pdf")
@@ -123,7 +125,8 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
                  model: Optional[str] = typer.Option(None, help=_MODEL_HELP + " Only without --algorithm."),
                  param: List[str] = typer.Option([], "-p", "--param",
                                                  help="Algorithm option NAME=VALUE (VALUE read as JSON if it can be)."),
-                 seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
+                 seed: int = typer.Option(0, help="Seed for randomised algorithms."),
+                 budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", help=_BUDGET_HELP)):
     """Plan a schedule (the named algorithm's, or the best of all), validate it, and write it."""
     from .collective_io import load_collective
     from .planner import best_of, plan
@@ -135,6 +138,8 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
     p, c = load_platform(platform), load_collective(collective)
     if algorithm is not None and model is not None:
         raise CollschedError("--model chooses among algorithms: give it without --algorithm")
+    if algorithm is not None and budget is not None:
+        raise CollschedError("--budget limits the comparison of every algorithm: give it without --algorithm")
     options = {}
     if param:
         if algorithm is None:
@@ -147,7 +152,8 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
     if algorithm is None:  # the best of all, with the progress of each algorithm
         c.validate(p)
         schedule = best_of(compare_with_progress(p, c, then="nothing kept: run it again, or plan one with -a NAME",
-                                                 model=_model(model), seed=seed, steady=False))
+                                                 model=_model(model), seed=seed, steady=False,
+                                                 budget=_budget(budget)))
     else:
         try:
             schedule = plan(p, c, algorithm, seed=seed, **options)
@@ -194,20 +200,30 @@ def compare_command(platform: Path = typer.Argument(..., help="Platform file."),
                     algorithm: Optional[List[str]] = typer.Option(None, "-a", "--algorithm",
                                                                   help="Compare only these (repeat the option)."),
                     model: Optional[str] = typer.Option(None, help=_MODEL_HELP),
-                    seed: int = typer.Option(0, help="Seed for randomised algorithms.")):
+                    seed: int = typer.Option(0, help="Seed for randomised algorithms."),
+                    budget: Optional[float] = typer.Option(None, "--budget", metavar="SECONDS", help=_BUDGET_HELP)):
     """Plan, validate and simulate every applicable algorithm; print each one's bound, result, gap and time."""
-    comparison = _compare_files(platform, collective, algorithm, model, seed)
+    comparison = _compare_files(platform, collective, algorithm, model, seed, budget=_budget(budget))
     if not any(cand.valid for cand in comparison.candidates):
         raise typer.Exit(1)
 
 
-def _compare_files(platform: Path, collective: Path, algorithms, model: Optional[str], seed: int):
+def _budget(budget: Optional[float]) -> Optional[float]:
+    """The ``--budget`` value, checked."""
+    if budget is not None and not budget > 0:
+        raise CollschedError(f"--budget {budget:g} is not a number of seconds > 0")
+    return budget
+
+
+def _compare_files(platform: Path, collective: Path, algorithms, model: Optional[str], seed: int, *,
+                   budget: Optional[float] = None):
     """Load the files, compare with a progress bar, print the table and its notes; return the comparison."""
     from .collective_io import load_collective
     from .platform.io import load_platform
 
     p, c = load_platform(platform), load_collective(collective)
-    comparison = compare_with_progress(p, c, algorithms=algorithms or None, model=_model(model), seed=seed)
+    comparison = compare_with_progress(p, c, algorithms=algorithms or None, model=_model(model), seed=seed,
+                                       budget=budget)
     console.print(comparison_table(comparison, title=f"{c.kind} on {p.name}"))
     for line in comparison_notes(comparison):
         console.print(f"  {line}")
@@ -235,7 +251,11 @@ def compare_with_progress(p, c, *, then: str = "nothing kept: run it again, or c
         def progress(done, n, name):  # after each algorithm (done=0 first)
             steps.update(done, n, f"{name} done" if done else "planning")
 
-        comparison = compare(p, c, progress=progress, **kwargs)
+        def on_start(name, estimate, eta):  # before each algorithm that runs: its estimate and the ETA
+            guess = "" if estimate is None else f", est. {estimate:.0f} s, about {eta:.0f} s left"
+            steps.update(steps.done, steps.total, f"{name}{guess}")
+
+        comparison = compare(p, c, progress=progress, on_start=on_start, **kwargs)
         steps.update(total, total)
         return comparison
 
@@ -265,7 +285,8 @@ def comparison_table(comparison, *, title: str) -> Table:
         cells = [escape(x) for x in row]
         if i == 0 and cand.valid:
             cells[0] = f"[bold]{cells[0]}[/]"
-        cells[status] = f"[green]{cells[status]}[/]" if cand.valid else f"[red]{escape(cand.error or '')}[/]"
+        cells[status] = (f"[green]{cells[status]}[/]" if cand.valid else f"[yellow]{cells[status]}[/]"
+                         if cand.skipped else f"[red]{escape(cand.error or '')}[/]")
         table.add_row(*cells)
     return table
 

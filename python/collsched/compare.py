@@ -49,6 +49,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .algorithms import registry
+from .algorithms.calibration import OP_SECONDS
 from .bounds import collective_bound, own_model
 from .errors import CollschedError
 from .schedules import Bound, Schedule, Status, StepSchedule
@@ -58,13 +59,17 @@ from .schedules.validate import lower_any, validate
 from .simulation import Fluid, Model, simulate
 from .simulation.steady import SteadyRate, steady_rate
 
-__all__ = ["Candidate", "Comparison", "ComparisonTable", "compare", "DEFAULT_MODEL", "OPTIMAL_TOLERANCE"]
+__all__ = ["Candidate", "Comparison", "ComparisonTable", "compare", "default_budget", "program_size", "DEFAULT_MODEL",
+           "OPTIMAL_TOLERANCE", "MAX_OPS"]
 
 #: The model of :func:`compare` when none is given: max-min fair sharing of links, SimGrid's CM02.
 DEFAULT_MODEL = Fluid()
 
 #: A candidate is OPTIMAL under the comparison's model when its gap to the comparison's bound is at most this.
 OPTIMAL_TOLERANCE = 1e-9
+
+#: The largest program (operations) a synchronisation mode may lower to, besides the smallest mode's (memory bound).
+MAX_OPS = 6_000_000
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,13 @@ class Candidate:
         holds for every schedule), FEASIBLE otherwise, ERROR when it failed.
         The schedule's own ``status`` is a claim under its own model
         (:func:`collsched.bounds.own_model`).
+    skipped : str or None
+        Why the candidate was not run: its estimated time
+        (:meth:`~collsched.algorithms.registry.Algorithm.estimate`) did not fit
+        the comparison's budget.
+    notes : tuple of str
+        What was left out of a candidate that ran (a synchronisation mode
+        whose program would exceed the budget or the operation limit).
 
     Examples
     --------
@@ -118,6 +130,8 @@ class Candidate:
     steady: SteadyRate | None = None
     steady_gap: float | None = None
     status: Status | None = None
+    skipped: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -127,8 +141,10 @@ class Candidate:
         --------
         >>> Candidate("x", "baselines", None, None, 1.0, None, 0.0, 0.0).valid
         True
+        >>> Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, skipped="estimated 9 s > budget 1 s").valid
+        False
         """
-        return self.error is None
+        return self.error is None and self.skipped is None
 
     @property
     def status_text(self) -> str:
@@ -144,7 +160,12 @@ class Candidate:
         'optimal'
         >>> Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, "planning: no").status_text
         'failed (planning)'
+        >>> skipped = Candidate("x", "baselines", None, None, None, None, 0.0, 0.0, skipped="estimated 9 s > budget 1 s")
+        >>> skipped.status_text
+        'skipped: estimated 9 s > budget 1 s'
         """
+        if self.skipped is not None:
+            return f"skipped: {self.skipped}"
         if not self.valid:
             stage = (self.error or "").split(":", 1)[0].strip()
             return f"failed ({stage})" if stage else "failed"
@@ -254,7 +275,8 @@ class Comparison:
         True
         """
         if not self.candidates or not self.candidates[0].valid:
-            why = "; ".join(f"{c.algorithm}: {c.error}" for c in self.candidates) or "no algorithm applies"
+            why = "; ".join(f"{c.algorithm}: {c.error or c.status_text}" for c in self.candidates) \
+                or "no algorithm applies"
             raise CollschedError(f"no schedule for the {self.collective.kind}", fix=why)
         return self.candidates[0]
 
@@ -275,7 +297,7 @@ class Comparison:
         ('linear', 'ok')
         """
         return [(c.algorithm, c.family, _own_bound_here(c, self.model, self.metric),
-                 c.achieved, c.gap, c.plan_seconds, c.simulate_seconds, "ok" if c.valid else c.error)
+                 c.achieved, c.gap, c.plan_seconds, c.simulate_seconds, "ok" if c.valid else c.error or c.status_text)
                 for c in self.candidates]
 
     def table(self) -> ComparisonTable:
@@ -357,6 +379,8 @@ class Comparison:
         for (name, label), names in unused.items():
             notes.append(f"own bound of {', '.join(names)} ({name}; model: {label}): not a bound on every schedule "
                          "under this model, so shown beside it, never used for a gap or a status")
+        for c in self.candidates:
+            notes.extend(f"{c.algorithm}: {note}" for note in c.notes)
         if self.metric == "throughput":
             notes.append(f"rate of {self.collective.count}: {self.collective.count} operations / simulated makespan, "
                          "start-up and clean-up included; steady-state: marginal rate (K2 - K1) / (makespan(K2) - "
@@ -422,6 +446,8 @@ def _tightest(bound: Bound | None, candidates, model: Model, metric: str) -> Bou
 
 def _judged(c: Candidate, bound: Bound | None) -> Candidate:
     """The candidate with its gaps to ``bound`` and its status under the comparison's model."""
+    if c.skipped is not None:
+        return replace(c, status=Status.LIMIT)
     if not c.valid:
         return replace(c, status=Status.ERROR)
     gap = bound.gap(c.achieved) if bound is not None and c.achieved > 0 else None
@@ -431,7 +457,76 @@ def _judged(c: Candidate, bound: Bound | None) -> Candidate:
     return replace(c, gap=gap, steady_gap=steady_gap, status=Status.OPTIMAL if optimal else Status.FEASIBLE)
 
 
-def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool) -> Candidate:
+def _seconds(x: float) -> str:
+    """A duration for a message: ``412 s``, ``3.2 s``, ``0.05 s``."""
+    return f"{x:.0f} s" if x >= 10 else f"{x:.2g} s"
+
+
+def _modes(schedule, platform, collective, deadline: float, max_ops: int) -> tuple[list, list[str]]:
+    """The synchronisation modes to try (not those over the operation limit or the time left), and why not the others.
+
+    The mode of the smallest program always runs, so that the candidate has a result.
+    """
+    if not isinstance(schedule, StepSchedule):
+        return [None], []
+    ops = {sync: program_size(schedule, platform, collective, sync) for sync in SYNC_MODES}
+    cheapest = min(SYNC_MODES, key=lambda sync: ops[sync])
+    kept, notes = [], []
+    for sync in SYNC_MODES:
+        seconds, left = ops[sync] * OP_SECONDS, deadline - time.perf_counter()
+        if sync != cheapest and ops[sync] > max_ops:
+            notes.append(f"sync {sync} not run: its program would have {ops[sync] / 1e6:.1f} M operations "
+                         f"> the limit of {max_ops / 1e6:g} M (max_ops)")
+        elif sync != cheapest and seconds > left:
+            notes.append(f"sync {sync} not run: {ops[sync] / 1e6:.1f} M operations, estimated {_seconds(seconds)} "
+                         f"> {_seconds(left)} left of the budget")
+        else:
+            kept.append(sync)
+    return kept, notes
+
+
+def program_size(schedule: StepSchedule, platform, collective, sync: str) -> int:
+    """The number of operations of ``schedule.lower(platform, collective, sync=sync)``, without lowering it.
+
+    Exact for schedules of direct messages (a reduction's combining steps
+    add computations it does not count): two operations per transfer, four
+    with ready signals, and with barriers ``2 n ceil(log2 n)`` more between
+    consecutive steps (``n`` ranks).
+
+    Parameters
+    ----------
+    schedule : StepSchedule
+    platform : Platform
+    collective : Collective
+    sync : {"barrier", "ready", "post_all"}
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> s = cs.plan(p, c, algorithm="caterpillar")
+    >>> [(program_size(s, p, c, sync), s.lower(p, c, sync=sync).n_ops) for sync in SYNC_MODES]
+    [(56, 56), (48, 48), (24, 24)]
+    """
+    from .schedules.steps import tiled
+
+    groups = tiled(schedule.steps, collective.count)
+    transfers = sum(len(g) for g in groups)
+    if sync == "post_all":
+        return 2 * transfers
+    if sync == "ready":
+        return 4 * transfers
+    n = len(platform.hosts)
+    return 2 * transfers + max(0, len(groups) - 1) * 2 * n * (n - 1).bit_length()
+
+
+def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool,
+               deadline: float = math.inf, max_ops: int = 0) -> Candidate:
     start = time.perf_counter()
     try:
         schedule = replace(algo.function(platform, collective, seed=seed), collective=collective)
@@ -440,10 +535,12 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
                          f"planning: {_why(exc)}")
     planned = time.perf_counter()
     stage = "validation"
+    notes: list[str] = []
     try:
         best = None
         # a step schedule runs with barriers, ready signals (S1) or per-sender order (S2): keep the best
-        for sync in SYNC_MODES if isinstance(schedule, StepSchedule) else (None,):
+        modes, notes = _modes(schedule, platform, collective, deadline, max_ops or MAX_OPS)
+        for sync in modes:
             if sync is not None:
                 schedule = replace(schedule, params={**schedule.params, "sync": sync})
             stage = "validation"
@@ -460,9 +557,9 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
             rate = steady_rate(platform, schedule, collective, model=model)
     except Exception as exc:
         return Candidate(algo.name, algo.family, schedule, None, None, None, planned - start,
-                         time.perf_counter() - planned, f"{stage}: {_why(exc)}")
+                         time.perf_counter() - planned, f"{stage}: {_why(exc)}", notes=tuple(notes))
     return Candidate(algo.name, algo.family, schedule, result, _achieved(result, metric), None, planned - start,
-                     time.perf_counter() - planned, steady=rate)
+                     time.perf_counter() - planned, steady=rate, notes=tuple(notes))
 
 
 def _extra_candidate(platform, collective, name: str, given, model: Model, metric: str, seed: int) -> Candidate:
@@ -485,9 +582,60 @@ def _rank(c: Candidate, metric: str) -> tuple:
     return (0, _score(c.achieved, metric), c.algorithm)
 
 
+def default_budget(collective) -> float:
+    """The time budget of a comparison of every algorithm (s): none up to 64 hosts, 60 up to 256, 300 beyond.
+
+    Up to 64 hosts every algorithm runs (seconds each); beyond, the targets
+    of a full comparison (issue #17): every algorithm of an all-to-all on
+    256 hosts within a minute, on 1,024 hosts within five.
+
+    Parameters
+    ----------
+    collective : Collective
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from collsched.collectives import AllToAll
+    >>> [default_budget(AllToAll(senders=[f"h{i}" for i in range(n)])) for n in (64, 65, 256, 257)]
+    [inf, 60.0, 60.0, 300.0]
+    """
+    n = len(collective.hosts)
+    return math.inf if n <= 64 else 60.0 if n <= 256 else 300.0
+
+
+def _admitted(algos, estimates: dict, budget: float) -> tuple[set[str], float]:
+    """The algorithms that fit the budget together, cheapest estimate first (no estimate: always), and their total."""
+    admitted, total = set(), 0.0
+    for algo in sorted(algos, key=lambda a: estimates[a.name] or 0.0):
+        est = estimates[algo.name]
+        if est is None or total + est <= budget:
+            admitted.add(algo.name)
+            total += est or 0.0
+    return admitted, total
+
+
+def _skip_reason(est: float | None, budget: float, left: float, admitted: bool, reserved: float) -> str | None:
+    """Why an algorithm estimated at ``est`` s is not run, or None to run it."""
+    if est is None:
+        return None
+    if est > budget:
+        return f"estimated {_seconds(est)} > budget {_seconds(budget)}"
+    if not admitted:
+        return (f"estimated {_seconds(est)} > {_seconds(max(budget - reserved, 0.0))} left of the "
+                f"{_seconds(budget)} budget by the cheaper algorithms' estimates")
+    if est > left:
+        return f"estimated {_seconds(est)} > {_seconds(max(left, 0.0))} left of the {_seconds(budget)} budget"
+    return None
+
+
 def compare(platform, collective, *, model: Model | None = None, algorithms: Sequence[str] | None = None,
             seed: int = 0, steady: bool = True, progress: Callable[[int, int, str], None] | None = None,
-            extra: dict | None = None) -> Comparison:
+            extra: dict | None = None, budget: float | None = None, max_ops: int = MAX_OPS,
+            on_start: Callable[[str, float | None, float], None] | None = None) -> Comparison:
     """Plan, validate and simulate every applicable algorithm (or those named) and rank them.
 
     Parameters
@@ -515,6 +663,24 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
         More candidates beside the registered algorithms, ``{name: schedule
         or program}`` (e.g. ``{"msccl:ring": imported.program}``), validated
         and simulated like the others (family ``extra``).
+    budget : float, optional
+        Seconds the comparison may take. Each algorithm's time is estimated
+        before it runs (:meth:`~collsched.algorithms.registry.Algorithm.estimate`,
+        from its calibrated cost model); the cheapest are admitted while
+        their estimates fit together, and an algorithm whose estimate exceeds
+        what is left when its turn comes is not run: its row says
+        ``skipped: estimated 412 s > budget 60 s``. Within a step schedule,
+        a synchronisation mode whose program would not fit what is left is
+        not tried (the note says so). Default: :func:`default_budget` when
+        ``algorithms`` is None, no limit (``math.inf``) when algorithms are named.
+    max_ops : int
+        The largest program (operations) a synchronisation mode may lower to
+        besides the smallest mode's, which always runs; this bounds memory
+        (:data:`MAX_OPS` by default).
+    on_start : callable, optional
+        ``on_start(algorithm, estimate, eta)`` before each algorithm that
+        runs: its estimated seconds (None if unknown) and the estimated
+        seconds of it and of all admitted algorithms still to run.
 
     Returns
     -------
@@ -528,7 +694,7 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
     CollschedError
         An unknown name, or a named algorithm that does not apply.
     ValueError
-        ``steady`` is not a bool.
+        ``steady`` is not a bool, ``budget`` is not a number > 0, or ``max_ops`` not an integer > 0.
     CollectiveError, PlatformError
         The collective does not fit the platform.
 
@@ -551,9 +717,22 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
     Traceback (most recent call last):
     ...
     collsched.errors.CollschedError: algorithm 'caterpillar' does not apply to a series of scatter (applicable: ...)
+
+    An algorithm whose estimated time exceeds the budget is skipped, with the reason:
+
+    >>> a2a = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> cmp = compare(p, a2a, algorithms=["caterpillar", "greedy"], budget=1e-9)
+    >>> [(c.algorithm, c.status_text) for c in cmp.candidates]  # doctest: +ELLIPSIS
+    [('caterpillar', 'skipped: estimated ... s > budget 1e-09 s'),
+     ('greedy', 'skipped: estimated ... s > budget 1e-09 s')]
     """
     if not isinstance(steady, bool):
         raise ValueError(f"compare option steady={steady!r} is not a bool")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                               or math.isnan(budget) or budget <= 0):
+        raise ValueError(f"compare option budget={budget!r} is not a number of seconds > 0")
+    if isinstance(max_ops, bool) or not isinstance(max_ops, int) or max_ops <= 0:
+        raise ValueError(f"compare option max_ops={max_ops!r} is not an integer > 0")
     collective.validate(platform)
     model = DEFAULT_MODEL if model is None else model
     if algorithms is None:
@@ -563,12 +742,27 @@ def compare(platform, collective, *, model: Model | None = None, algorithms: Seq
         for a in algos:
             if not a.applies_to(collective):
                 raise not_applicable(a.name, collective)
+    if budget is None:
+        budget = default_budget(collective) if algorithms is None else math.inf
     metric = "throughput" if collective.kind == "series" else "makespan"
+    estimates = {a.name: a.estimate(collective) for a in algos}
+    admitted, reserved = _admitted(algos, estimates, budget)
     candidates = []
     if progress is not None:
         progress(0, len(algos), "")
+    start = time.perf_counter()
     for done, algo in enumerate(algos, 1):
-        candidates.append(_candidate(platform, collective, algo, model, metric, seed, steady))
+        left = budget - (time.perf_counter() - start)
+        est = estimates[algo.name]
+        why = _skip_reason(est, budget, left, algo.name in admitted, reserved)
+        if why is not None:
+            admitted.discard(algo.name)
+            candidates.append(Candidate(algo.name, algo.family, None, None, None, None, 0.0, 0.0, skipped=why))
+        else:
+            if on_start is not None:
+                on_start(algo.name, est, sum(estimates[a.name] or 0.0 for a in algos[done - 1:] if a.name in admitted))
+            candidates.append(_candidate(platform, collective, algo, model, metric, seed, steady,
+                                         time.perf_counter() + left, max_ops))
         if progress is not None:
             progress(done, len(algos), algo.name)
     for name, given in (extra or {}).items():

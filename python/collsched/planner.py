@@ -34,7 +34,7 @@ MPI_ALGORITHM = {"reduce": "binomial", "broadcast": "binomial", "scatter": "bino
 
 
 def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, model=None,
-         **options) -> Schedule:
+         budget: float | None = None, **options) -> Schedule:
     """A schedule for ``collective`` on ``platform``: the named algorithm's, or the best of all.
 
     Parameters
@@ -51,6 +51,11 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, m
         For randomised algorithms.
     model : Model, optional
         The model the best is chosen under (Fluid by default); only without ``algorithm``.
+    budget : float, optional
+        Seconds the comparison may take; only without ``algorithm``. An
+        algorithm whose estimated time does not fit is skipped (see
+        :func:`collsched.compare.compare`; default
+        :func:`collsched.compare.default_budget`).
     **options
         Options of the named algorithm, keyword-only; an unknown one raises ValueError.
 
@@ -95,9 +100,11 @@ def plan(platform, collective, algorithm: str | None = None, *, seed: int = 0, m
             raise ValueError(f"options {sorted(options)} need an algorithm (plan(..., algorithm=NAME, ...))")
         from .compare import compare
 
-        return best_of(compare(platform, collective, model=model, seed=seed, steady=False))
+        return best_of(compare(platform, collective, model=model, seed=seed, steady=False, budget=budget))
     if model is not None:
         raise ValueError("model= chooses among algorithms: give it without algorithm=")
+    if budget is not None:
+        raise ValueError("budget= limits the comparison of every algorithm: give it without algorithm=")
     algo = registry.get(algorithm)
     if not algo.applies_to(collective):
         from .compare import not_applicable

@@ -15,6 +15,7 @@ pub mod coloring;
 pub mod fluid;
 pub mod holdings;
 pub mod liquid;
+pub mod matching;
 pub mod maxflow;
 pub mod orderings;
 pub mod permutations;

@@ -4,6 +4,7 @@
 
 mod permutations;
 mod orderings;
+mod matching;
 mod liquid;
 mod coloring;
 mod maxflow;
@@ -287,6 +288,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
     m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
     m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;
+    m.add_function(wrap_pyfunction!(matching::matching_rounds, m)?)?;
     m.add_function(wrap_pyfunction!(liquid::liquid_search, m)?)?;
     m.add_function(wrap_pyfunction!(liquid::liquid_greedy, m)?)?;
     m.add_function(wrap_pyfunction!(liquid::liquid_first_fit, m)?)?;

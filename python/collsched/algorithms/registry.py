@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import CollschedError
+from .calibration import COSTS, Cost
 
-__all__ = ["Algorithm", "register", "get", "names", "applicable"]
+__all__ = ["Algorithm", "Cost", "register", "get", "names", "applicable"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ class Algorithm:
         ``function(platform, collective, *, seed, **options) -> Schedule``.
     summary : str
         One line for tables.
+    single : bool
+        Whether it schedules a single instance.
+    cost : Cost or None
+        Its cost model (given at registration, else the calibrated one of
+        :data:`collsched.algorithms.calibration.COSTS`); None when unknown.
 
     Examples
     --------
@@ -63,6 +69,26 @@ class Algorithm:
     function: Callable
     summary: str
     single: bool = True
+    cost: Cost | None = None
+
+    def estimate(self, collective) -> float | None:
+        """Estimated seconds of a comparison's candidate for ``collective`` (:attr:`cost`), None if unknown.
+
+        Parameters
+        ----------
+        collective : Collective
+
+        Returns
+        -------
+        float or None
+
+        Examples
+        --------
+        >>> from collsched.collectives import AllToAll
+        >>> get("caterpillar").estimate(AllToAll(senders=[f"h{i}" for i in range(256)])) > 0
+        True
+        """
+        return None if self.cost is None else self.cost.seconds(collective)
 
     def applies_to(self, collective) -> bool:
         """True if the algorithm can schedule ``collective``.
@@ -101,7 +127,7 @@ _REGISTRY: dict[str, Algorithm] = {}
 
 
 def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = True, single: bool = True,
-             summary: str = ""):
+             summary: str = "", cost: Cost | None = None):
     """Decorator that registers ``function`` under ``name``.
 
     Parameters
@@ -118,6 +144,10 @@ def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = T
         Whether it also schedules a :class:`~collsched.collectives.Series` of those kinds.
     summary : str
         One line for tables; by default the first line of the function's docstring.
+    cost : Cost, optional
+        How long a comparison spends on it as the collective grows; by default
+        the calibrated entry of :data:`collsched.algorithms.calibration.COSTS`,
+        if any (without one the algorithm is never skipped for the budget).
 
     Returns
     -------
@@ -161,7 +191,8 @@ def register(name: str, *, family: str, kinds: tuple[str, ...], series: bool = T
         if name in _REGISTRY and _REGISTRY[name].function is not function:
             raise ValueError(f"algorithm {name!r} is registered twice")
         _REGISTRY[name] = Algorithm(name, family, tuple(kinds), series, function,
-                                    summary or ((function.__doc__ or "").strip().splitlines() or [""])[0], single)
+                                    summary or ((function.__doc__ or "").strip().splitlines() or [""])[0], single,
+                                    cost if cost is not None else COSTS.get(name))
         return function
 
     return wrap

@@ -369,6 +369,8 @@ class Collective(ABC):
         ...
         collsched.errors.CollectiveError: gather participant 'sw' is a router in platform 'star-2' (only hosts take part in collectives)
         """
+        if self.__dict__.get("_valid_on") is platform:  # both are immutable: checked once per platform
+            return
         for h in self.hosts:
             if h not in platform.nodes:
                 raise CollectiveError(f"{self.kind} participant {h!r} is not in platform {platform.name!r}",
@@ -377,6 +379,7 @@ class Collective(ABC):
                 raise CollectiveError(f"{self.kind} participant {h!r} is a router in platform {platform.name!r}",
                                       fix="only hosts take part in collectives")
         platform.check_reachable(self.pairs(), needed_by=f"the {self.kind}")
+        object.__setattr__(self, "_valid_on", platform)
 
 
 def _preview(items: Sequence[str], k: int = 4) -> str:

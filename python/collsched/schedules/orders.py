@@ -27,6 +27,7 @@ from typing import Mapping
 
 from ..errors import ScheduleError
 from .base import Schedule
+from .columns import order_program
 from .program import Program, ProgramBuilder
 from .steps import Transfer, tiled, transfer_pieces
 
@@ -143,11 +144,16 @@ class OrderSchedule(Schedule):
         >>> cs.validate(p, c, prog)
         """
         collective = self.answering(collective)
-        b = ProgramBuilder(platform.hosts, name=self.algorithm)
         named = 1 + max((t.inst for sender in self.orders for t in self.transfers(sender)), default=0)
-        for sender in self.orders:
+        sequences = [[t for g in tiled([self.transfers(sender)], collective.count, named) for t in g]
+                     for sender in self.orders]
+        fast = order_program(sequences, platform, collective, name=self.algorithm)
+        if fast is not None:  # whole direct messages: the same program, built column-wise
+            return fast
+        b = ProgramBuilder(platform.hosts, name=self.algorithm)
+        for sender, sequence in zip(self.orders, sequences):
             last: list[int] = []
-            for t in (t for g in tiled([self.transfers(sender)], collective.count, named) for t in g):
+            for t in sequence:
                 pieces, size = transfer_pieces(t, platform, collective, 1)
                 send, _ = b.send(sender, t.dst, pieces, size, after=last, recv_after=())
                 last = [send]

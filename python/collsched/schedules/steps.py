@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 from ..errors import ScheduleError
 from .base import Schedule
 from .combining import REDUCTION_KINDS, Holdings
+from .columns import step_program
 from .program import Program, ProgramBuilder
 from .values import Piece, Value
 
@@ -387,12 +388,16 @@ class StepSchedule(Schedule):
             sync = self.params.get("sync", "barrier")
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
+        groups = tiled(self.steps, collective.count)
+        fast = step_program(groups, platform, collective, sync, denominator=self.denominator, name=self.algorithm)
+        if fast is not None:  # whole direct messages: the same program, built column-wise
+            return fast
         ranks = platform.hosts
         b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
         held = Holdings(b, platform, collective) if collective.base.kind in REDUCTION_KINDS else None
         done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
         last_send: dict[str, list[int]] = {r: [] for r in ranks}
-        for k, step in enumerate(tiled(self.steps, collective.count)):
+        for k, step in enumerate(groups):
             if sync == "barrier" and k > 0:
                 done = add_barrier(b, ranks, done)
             now: dict[str, list[int]] = {r: [] for r in ranks}

@@ -1,0 +1,116 @@
+"""The scale targets of issue #17: ``collsched compare`` at 256 and 1,024 hosts, the matching ordering, lowering.
+
+Each ``compare`` runs as its own ``collsched`` process (its wall time and peak
+resident memory measured by ``os.wait4``), on platforms and collectives the
+script writes with ``collsched platform generate`` and ``collective new``
+(all-to-all of 1 MB messages). The matching ordering is timed in the Rust core
+and, with ``--scipy``, in the scipy reference (29 s at N = 1,024). Lowering is
+timed per operation, through the ProgramBuilder and column-wise, on the same
+schedule (the two programs are checked equal).
+
+Run: ``PYTHONPATH=python python benchmarks/bench_scale.py [--quick] [--scipy]``
+(``--quick``: 256 hosts only). Figures depend on the machine and its load; the
+ratios within one run are what compares.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import collsched as cs
+from collsched.schedules import columns
+
+
+def run(argv: list[str]) -> tuple[float, float, int, str]:
+    """Wall seconds, peak resident GB, exit code and standard output of ``collsched argv``."""
+    env = dict(os.environ, COLUMNS="200")
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "collsched.cli", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1e6, os.waitstatus_to_exitcode(status), out
+
+
+def inputs(folder: Path, name: str, kind: str, params: list[str]) -> tuple[str, str]:
+    """Write a platform and its all-to-all; return their paths."""
+    p, c = folder / f"{name}.json", folder / f"{name}-a2a.json"
+    subprocess.run([sys.executable, "-m", "collsched.cli", "platform", "generate", kind, "-o", str(p),
+                    *sum((["-p", x] for x in params), [])], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "collsched.cli", "collective", "new", "alltoall", "--platform", str(p),
+                    "--size", "1MB", "-o", str(c)], check=True, capture_output=True)
+    return str(p), str(c)
+
+
+def compare_case(label: str, argv: list[str]) -> None:
+    wall, rss, code, out = run(["compare", *argv])
+    rows = [line for line in out.splitlines() if "│" in line]
+    skipped = sum("skipped" in line for line in rows)
+    print(f"{label:58s} {wall:8.1f} s {rss:6.2f} GB  exit {code}  rows {len(rows) - 1}, skipped {skipped}",
+          flush=True)
+
+
+def matching_case(n: int, scipy: bool) -> None:
+    from collsched.algorithms.orderings.matching import matching_rounds, matching_rounds_reference
+
+    rng = np.random.default_rng(0)
+    o = rng.choice([1.0, 5.0, 10.0], size=n)
+    mask = ~np.eye(n, dtype=bool)
+    cost = np.where(mask, o[:, None] + 1.0 + o[None, :], 0.0)  # seed 004's overhead platform
+    start = time.perf_counter()
+    ours = matching_rounds(cost, mask)
+    rust = time.perf_counter() - start
+    line = f"matching ordering N={n}: Rust core {rust:.2f} s ({len(ours)} rounds)"
+    if scipy:
+        start = time.perf_counter()
+        ref = matching_rounds_reference(cost, mask)
+        line += f", scipy reference {time.perf_counter() - start:.1f} s ({len(ref)} rounds)"
+    print(line, flush=True)
+
+
+def lowering_case(n: int) -> None:
+    p = cs.topologies.fat_tree(n // 16, 16)
+    c = cs.AllToAll(senders=p.hosts, size=1e6)
+    s = cs.plan(p, c, algorithm="caterpillar")
+    s.lower(p, c, sync="post_all")  # warm the collective's caches
+    for sync in ("barrier", "post_all"):
+        start = time.perf_counter()
+        fast = s.lower(p, c, sync=sync)
+        t_fast = time.perf_counter() - start
+        direct, columns._direct = columns._direct, lambda *args: None
+        try:
+            start = time.perf_counter()
+            slow = s.lower(p, c, sync=sync)
+            t_slow = time.perf_counter() - start
+        finally:
+            columns._direct = direct
+        assert fast == slow
+        print(f"lowering caterpillar N={n} sync={sync}: {fast.n_ops} ops, ProgramBuilder "
+              f"{1e6 * t_slow / fast.n_ops:.2f} us/op, column-wise {1e6 * t_fast / fast.n_ops:.2f} us/op", flush=True)
+
+
+def main(argv: list[str]) -> None:
+    quick, scipy = "--quick" in argv, "--scipy" in argv
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        ft256 = inputs(folder, "ft256", "fat_tree", ["k_leaves=16", "hosts_per_leaf=16"])
+        compare_case("compare all-to-all, 256-host fat tree, every algorithm", list(ft256))
+        if not quick:
+            hc = inputs(folder, "hc1024", "hypercube", ["d=10"])
+            compare_case("compare all-to-all, 1,024-host hypercube, -a caterpillar", [*hc, "-a", "caterpillar"])
+            compare_case("compare all-to-all, 1,024-host hypercube, every algorithm", list(hc))
+    matching_case(256, scipy)
+    if not quick:
+        matching_case(1024, scipy)
+    lowering_case(256)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
