@@ -158,7 +158,9 @@ def plan_command(platform: Path = typer.Argument(..., help="Platform file."),
         try:
             schedule = plan(p, c, algorithm, seed=seed, **options)
         except (TypeError, ValueError) as exc:
-            raise CollschedError(f"algorithm {algorithm!r}: {exc}") from None
+            said = str(exc)
+            raise CollschedError(said if said.startswith(f"algorithm {algorithm!r}") else
+                                 f"algorithm {algorithm!r}: {said}") from None
     validate(p, c, schedule)
     save_schedule(schedule, output)
     console.print(f"wrote {output}: {schedule.algorithm} ({schedule.shape}), validated")

@@ -51,6 +51,7 @@ from typing import Callable, Sequence
 from .algorithms import registry
 from .algorithms.calibration import OP_SECONDS
 from .bounds import collective_bound, own_model
+from .collectives import Series
 from .errors import CollschedError
 from .schedules import Bound, Schedule, Status, StepSchedule
 from .schedules.steps import SYNC_MODES
@@ -783,8 +784,13 @@ def not_applicable(name: str, collective) -> CollschedError:
     >>> from collsched.collectives import AllReduce
     >>> print(not_applicable("binomial", AllReduce(participants=["h0", "h1"], size=1)))
     algorithm 'binomial' does not apply to an allreduce (applicable: ...)
+    >>> print(not_applicable("steady_state", AllReduce(participants=["h0", "h1"], size=1)))
+    algorithm 'steady_state' does not apply to an allreduce (applicable: ...); it plans a series of them: ...
     """
     applicable = ", ".join(a.name for a in registry.applicable(collective)) or "none"
     kind = collective.kind
     what = "a series of " + collective.base.kind if kind == "series" else ("an " if kind[0] in "aeiou" else "a ") + kind
-    return CollschedError(f"algorithm {name!r} does not apply to {what} (applicable: {applicable})")
+    series = Series(collective, count=2) if kind != "series" else None
+    hint = ("; it plans a series of them: make the collective a Series (--count N)"
+            if series is not None and any(a.name == name for a in registry.applicable(series)) else "")
+    return CollschedError(f"algorithm {name!r} does not apply to {what} (applicable: {applicable}){hint}")
