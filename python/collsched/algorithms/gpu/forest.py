@@ -9,7 +9,11 @@ fabric (each root's result flows up from the leaves). The result
 :class:`Forest` says what the trees achieve (``throughput``) and what no
 schedule can beat (``bound``); they are equal, and ``note`` empty, unless
 some capacity could not be split along the platform's routes (then
-``note`` says where and how much).
+``note`` says where and how much). When the trees that fit the routes then
+carry less than stars along the routes (:func:`route_stars`: each root
+sends its block directly to every other participant), or nothing at all,
+the forest is those stars: it never fails while the participants reach
+one another along the routes.
 
 Time of one AllGather of total output ``M`` (block ``M/N``) in the
 steady state: ``(M/N) / throughput``; algorithm bandwidth ``N · throughput``.
@@ -34,10 +38,11 @@ from typing import Sequence
 from ...errors import ScheduleError
 from ...platform.model import Platform
 from .capacity import KINDS, capacity_graph
+from .lower_shallow import link_loads
 from .splitting import split_switches
 from .trees import pack_spanning_trees
 
-__all__ = ["Tree", "Forest", "pack_forest", "check_forest"]
+__all__ = ["Tree", "Forest", "pack_forest", "route_stars", "check_forest"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,9 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     Forest
         ``throughput == bound`` (the optimum, exact) unless some capacity
         could not be split along the platform's routes; ``note`` then says
-        which and how much.
+        which and how much. Then, if :func:`route_stars` carry more than the
+        trees packed on what was split (nothing, when no capacity could be),
+        the trees are those stars and ``note`` says so.
 
     Raises
     ------
@@ -133,8 +140,6 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
         A router as participant, a participant listed twice, fewer than two, an unknown kind.
     PlatformError
         A participant that cannot reach another (both named); a link without ends or a fatpipe.
-    ScheduleError
-        If no capacity at all can be split along the platform's routes (rate 0).
 
     Notes
     -----
@@ -165,21 +170,66 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     start = time.perf_counter()
     g = capacity_graph(platform, participants, kind=kind)
     split = split_switches(g, platform)
-    if split.rate == 0:
-        raise ScheduleError(f"no {kind} trees fit the routes of platform {platform.name!r} (cut bound "
-                            f"{float(split.bound):.6g} bytes/s): " + "; ".join(split.dropped),
-                            fix="use routes that go through switches consistently, e.g. shortest paths")
-    packed = pack_spanning_trees(len(split.nodes), split.arcs, split.rate)
-    names = split.nodes
-    trees = []
-    for r, w, arcs in packed:
-        pairs = tuple((names[a], names[b]) if kind == "allgather" else (names[b], names[a]) for a, b in arcs)
-        trees.append(Tree(names[r], Fraction(w, split.scale), pairs))
+    bound = split.bound
     throughput = Fraction(split.rate, split.scale)
-    note = "" if throughput == split.bound else \
-        f"below the cut bound by {float(1 - throughput / split.bound):.3%}: " + "; ".join(split.dropped)
-    return Forest(kind, g.participants, tuple(trees), throughput, split.bound, note, time.perf_counter() - start)
+    names = split.nodes
+    trees, why = [], ""
+    if throughput < bound:  # the split lost capacity: stars along the routes may carry more
+        stars, star_rate = route_stars(platform, names, kind)
+        if star_rate > throughput:
+            why = ("the routes forced stars (no spanning trees fit them), " if split.rate == 0 else
+                   f"stars along the routes (the trees that fit them carry {float(throughput):.6g} bytes/s), ")
+            trees, throughput = stars, star_rate
+    if not trees:
+        for r, w, arcs in pack_spanning_trees(len(names), split.arcs, split.rate):
+            pairs = tuple((names[a], names[b]) if kind == "allgather" else (names[b], names[a]) for a, b in arcs)
+            trees.append(Tree(names[r], Fraction(w, split.scale), pairs))
+    note = "" if throughput == bound else \
+        f"{why}below the cut bound by {float(1 - throughput / bound):.3%}: " + "; ".join(split.dropped)
+    return Forest(kind, g.participants, tuple(trees), throughput, bound, note, time.perf_counter() - start)
 
+
+def route_stars(platform: Platform, participants: Sequence[str],
+                kind: str = "allgather") -> tuple[list[Tree], Fraction]:
+    """The forest of stars along the routes: each root exchanges its block directly with every other participant.
+
+    An AllGather star sends root ``r``'s block along ``platform.route(r, d)``
+    to every other participant ``d``; a ReduceScatter star receives along
+    ``platform.route(d, r)``. Every root streams at the same rate, the
+    largest every link direction carries: the least, over link directions,
+    of the bandwidth over the number of those routes that cross it (a
+    ``shared`` link's two directions counted together,
+    :func:`.lower_shallow.link_loads`).
+
+    Parameters
+    ----------
+    platform : Platform
+    participants : sequence of str
+        Distinct hosts, each reaching every other along the routes.
+    kind : {"allgather", "reducescatter"}
+
+    Returns
+    -------
+    trees : list of Tree
+        One per participant, of weight ``rate``, arcs ordered as ``participants``.
+    rate : Fraction
+        Bytes/s per root (exact, from the float bandwidths).
+
+    Examples
+    --------
+    Three hosts on a switch of 2 bytes/s links: every uplink carries its
+    block to the two others, every downlink the two others' blocks:
+
+    >>> from collsched import topologies
+    >>> trees, rate = route_stars(topologies.star(3, bandwidth=2), ["h0", "h1", "h2"], "reducescatter")
+    >>> rate, trees[0].arcs
+    (Fraction(1, 1), (('h1', 'h0'), ('h2', 'h0')))
+    """
+    inward = kind == "reducescatter"
+    arcs = {r: tuple((d, r) if inward else (r, d) for d in participants if d != r) for r in participants}
+    loads = link_loads(platform, [(u, v, Fraction(1)) for r in participants for u, v in arcs[r]])
+    rate = min(Fraction(platform.links[link].bandwidth) / load for (link, _), load in loads.items())
+    return [Tree(r, rate, arcs[r]) for r in participants], rate
 
 def check_forest(platform: Platform, forest: Forest) -> None:
     """Check a forest exactly, independently of how it was built.

@@ -5,7 +5,12 @@
 all-gather, in-trees for a reduce-scatter, the all-gather's out-trees for
 an all-reduce) and makes them a
 :class:`~collsched.schedules.ForestSchedule`, which lowers them to a program
-(its module docstring says how). Three things are decided here:
+(its module docstring says how). Where the routes keep the packing below
+the cut bound and stars along the routes carry more (or the routes leave no
+trees at all), the packing is those stars (:func:`.forest.route_stars`):
+the schedule is then FEASIBLE, the cut bound still its bound, and its
+``message`` says so and names the nodes that lost capacity. Three things
+are decided here:
 
 * **Shares.** Tree ``T`` of root ``r`` carries ``w_T / x`` of ``r``'s block.
   The program's denominator is the lcm of those fractions' denominators
@@ -269,9 +274,11 @@ def _candidates(platform, participants, kind: str, *, shallow: bool):
         rate = Fraction(first.throughput)
         notes = [first.note]
         trees = by_kind[kinds[0]]
-        if kind == "allreduce":
+        if kind == "allreduce":  # each note says which packing it is about, when its trees are used
             trees, rate, choice = _allreduce_trees(platform, participants, trees, by_kind["reducescatter"])
-            notes.append(choice)
+            up = packed["reducescatter"].note if choice else ""
+            notes = [first.note and f"the all-gather packing: {first.note}", choice,
+                     up and f"the reduce-scatter packing: {up}"]
         yield label, trees, rate, rate_bound, notes
 
 
