@@ -60,7 +60,6 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import tempfile
 from pathlib import Path
@@ -72,6 +71,7 @@ from ...schedules.program import RECV, SEND
 from ...schedules.validate import lower_any
 from .layout import ROOTED, Layout
 from .lint import MAX_COUNT, MAX_STEPS
+from .split import chunk_grid, split_messages
 from .threadblocks import drop_signals, place
 from .xml_read import MAX_CHUNKS
 
@@ -123,11 +123,12 @@ class _Gpu:
 
 
 def _runs(src: list, dst: list):
-    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)`` for maximal runs where both sides are contiguous."""
+    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)`` for maximal runs of at most ``MAX_COUNT`` where both sides are contiguous."""
     x = 0
     while x < len(src):
         y = x + 1
-        while y < len(src) and src[y] == (src[x][0], src[x][1] + y - x) and dst[y] == (dst[x][0], dst[x][1] + y - x):
+        while y < len(src) and y - x < MAX_COUNT and src[y] == (src[x][0], src[x][1] + y - x) \
+                and dst[y] == (dst[x][0], dst[x][1] + y - x):
             y += 1
         yield src[x][0], src[x][1], dst[x][0], dst[x][1], y - x
         x = y
@@ -200,19 +201,13 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     if stranger is not None:
         raise CollschedError(f"the program uses host {stranger!r}, which is not a participant",
                              fix="MSCCL runs on the participants only: plan a schedule that uses them alone")
-    # the coarsest chunks that still cut every piece where the program cuts it
-    unit = math.gcd(program.denominator, *(int(x) for x in np.unique(program.pieces[:, 4:6])))
-    d = program.denominator // unit
-    if kind in ("allgather", "alltoall"):
-        scale, nchunks = 1, n * d
-    elif kind in ROOTED:
-        scale, nchunks = 1, d
-    else:
-        scale = n // math.gcd(d, n)
-        nchunks = d * scale
+    # the coarsest chunks that still cut every piece where the program cuts it; messages cut to one step each
+    unit, scale, nchunks = chunk_grid(program, kind, n)
     if nchunks > MAX_CHUNKS:
-        raise CollschedError(f"the program cuts values into 1/{d} pieces: MSCCL would need {nchunks} chunks per loop, "
-                             f"collsched writes at most {MAX_CHUNKS}", fix="export a schedule with coarser pieces")
+        raise CollschedError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
+                             f"{nchunks} chunks per loop, collsched writes at most {MAX_CHUNKS}",
+                             fix="export a schedule with coarser pieces")
+    program = split_messages(program, unit=unit, scale=scale)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts], root=root)

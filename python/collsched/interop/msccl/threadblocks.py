@@ -61,6 +61,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import CollschedError
 from ...schedules.program import COMPUTE, RECV, SEND, program_of_columns
 from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
@@ -294,24 +296,37 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     if len(worst[1]) > MAX_TBS:
         raise CollschedError(f"gpu {worst[0]} would need {len(worst[1])} thread blocks, the runtime runs at most "
                              f"{MAX_TBS}", fix="export a schedule with fewer concurrent messages")
-    # step 5: the dependencies no chain of waits implies
-    before: dict[int, int] = {}
+    # step 5: the dependencies no chain of waits implies. A block runs its steps in order, so what op i waits
+    # for, directly or not, is a vector clock: per block of its GPU, the last step of that block it follows
+    # (itself included); d precedes i iff clock[i][block of d] >= d's place in its block
+    blocks: dict[tuple[int, tuple], int] = {}   # (gpu, block) -> its index among the gpu's blocks
+    width: dict[int, int] = {}
+    for i in order:
+        if (gpu[i], tb[i]) not in blocks:
+            blocks[(gpu[i], tb[i])] = width.get(gpu[i], 0)
+            width[gpu[i]] = blocks[(gpu[i], tb[i])] + 1
+    seq: dict[int, int] = {}
+    clock: dict[int, np.ndarray] = {}
     prev: dict[tuple[int, tuple], int] = {}
     cross: dict[int, list[int]] = {}
     for i in order:
-        key = (gpu[i], tb[i])
+        g = gpu[i]
+        key = (g, tb[i])
         q = prev.get(key)
-        implied = 0 if q is None else before[q] | (1 << q)
+        implied = clock[q] if q is not None else np.full(width[g], -1, dtype=np.int64)
         others = [d for d in eff[i] if tb[d] != tb[i]]
         keep = []
         for d in others:
-            if (implied >> d) & 1 or any(e != d and (before[e] >> d) & 1 for e in others):
+            b = blocks[(g, tb[d])]
+            if implied[b] >= seq[d] or any(e != d and clock[e][b] >= seq[d] for e in others):
                 continue
             keep.append(d)
         cross[i] = sorted(keep, key=lambda d: pos[d])
-        mask = implied
+        mine = implied.copy()
         for d in eff[i]:   # the same GPU's waits only: a receive's send is not a dependency of the Program
-            mask |= before[d] | (1 << d)
-        before[i] = mask
+            np.maximum(mine, clock[d], out=mine)
+        seq[i] = 0 if q is None else seq[q] + 1
+        mine[blocks[key]] = seq[i]
+        clock[i] = mine
         prev[key] = i
     return Placement(order, gpu, tb, channel, cross)
