@@ -123,7 +123,7 @@ class _Gpu:
 
 
 def _runs(src: list, dst: list):
-    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)`` for maximal runs of at most ``MAX_COUNT`` where both sides are contiguous."""
+    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)``: maximal runs (of at most ``MAX_COUNT``) contiguous on both sides."""
     x = 0
     while x < len(src):
         y = x + 1
