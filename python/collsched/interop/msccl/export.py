@@ -107,6 +107,8 @@ class _Gpu:
         self.slot_of: dict = {v: s for s, v in lay.initial(g).items()}
         self.target = {v: s for s, v in lay.expected(g).items()}
         self.scratch = 0
+        self.outbox: dict = {}   # token -> (message it is first sent in, its place there, the message's chunks)
+        self.regions: dict[int, list] = {}   # message -> the scratch chunks reserved for it, in order
 
     def fresh(self, count: int) -> list[tuple[str, int]]:
         out = [("s", self.scratch + x) for x in range(count)]
@@ -114,10 +116,17 @@ class _Gpu:
         return out
 
     def place(self, tokens) -> list[tuple[str, int]]:
-        """Where arriving tokens are kept: their result slot, the slot already holding them, or fresh scratch."""
+        """Where arriving tokens are kept: their result slot, the slot already holding them, their place in the
+        scratch reserved for the first message that sends them on (so that it goes without gathering), or fresh
+        scratch."""
         out = []
         for t in tokens:
             slot = self.target.get(t) or self.slot_of.get(t)
+            if slot is None and t in self.outbox:
+                msg, x, size = self.outbox[t]
+                if msg not in self.regions:
+                    self.regions[msg] = self.fresh(size)
+                slot = self.regions[msg][x]
             out.append(slot if slot is not None else self.fresh(1)[0])
         return out
 
@@ -223,6 +232,13 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         return out
 
     placed = place(program, platform, collective, rank_of)
+    sent: dict[int, list] = {}   # send op -> its tokens
+    for i in placed.order:
+        if program.op_kind[i] == SEND:
+            sent[i] = tokens_of(program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]])
+            box = gpus[placed.gpu[i]].outbox
+            for x, t in enumerate(sent[i]):
+                box.setdefault(t, (int(program.op_msg[i]), x, len(sent[i])))
     where: dict[int, int] = {}   # op -> index of its last step in its thread block
     carried: dict[int, list] = {}
     order_sent: dict[tuple[int, int, int], list[int]] = {}
@@ -237,7 +253,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         cross = placed.cross[i]
         group: list[dict] = [dict(type="nop", cnt=0) for _ in range(max(0, len(cross) - 1))]
         if k == SEND:
-            tokens = tokens_of(rows)
+            tokens = sent[i]
             carried[msg] = tokens
             order_sent.setdefault((g.g, key[0], key[2]), []).append(msg)
             slots = [g.slot_of[t] for t in tokens]
