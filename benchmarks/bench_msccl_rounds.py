@@ -2,7 +2,7 @@
 
 Run: ``PYTHONPATH=python python benchmarks/bench_msccl_rounds.py [CHUNKS ...]`` (default 1 4); prints, per number of
 chunks the forest is cut into: ops, messages cut to one step (``MAX_COUNT`` chunks), the export and check times, the
-makespan under Fluid of the Program without signals, of the cut Program and of the file read back; then, on the first
+makespan under Fluid of the Program without signals, of the cut Program and of the file read back; then, on the last
 file, the race check by vector clocks against the quadratic bit sets it replaced (same run, same steps).
 """
 
@@ -23,7 +23,7 @@ def main(chunks_list) -> None:
     g = cs.topologies.dgx2(2)
     c = cs.AllReduce(participants=g.hosts, size=16e6)
     fluid = cs.models.Fluid()
-    first = None
+    last = None
     print("chunks | ops | messages -> cut | export s | check s | Fluid us: program w/o signals, cut program, file")
     for chunks in chunks_list:
         s = cs.plan(g, c, algorithm="forest", chunks=chunks)
@@ -39,12 +39,22 @@ def main(chunks_list) -> None:
         times = [cs.simulate(g, p, c, model=fluid).makespan * 1e6 for p in (program, cut, imp.program)]
         print(f"{chunks:6d} | {program.n_ops} | {program.n_messages} -> {cut.n_messages} | {t_export:8.1f} | "
               f"{t_check:7.1f} | {times[0]:.2f}, {times[1]:.2f}, {times[2]:.2f}")
-        first = first or imp
-    algo = first.algo
+        last = imp
+    algo = last.algo
     steps = [st for x in algo.gpus for tb in x.tbs for st in tb.steps]
     index = {(st.gpu, st.tb, st.s): k for k, st in enumerate(steps)}
+    blocks = {(x.id, tb.id): tb for x in algo.gpus for tb in x.tbs}
     waits = [([k - 1] if st.s > 0 else []) + ([index[(st.gpu, st.depid, st.deps)]] if st.depid >= 0 else [])
              for k, st in enumerate(steps)]
+    queues: dict = {}   # a receive waits for its send: the next one of its peer on its channel, in order
+    for k, st in enumerate(steps):
+        tb = blocks[(st.gpu, st.tb)]
+        if st.type in ("s", "rcs", "rrs", "rrcs") and st.cnt > 0:
+            queues.setdefault((st.gpu, tb.send, tb.chan), []).append(k)
+    for k, st in enumerate(steps):
+        tb = blocks[(st.gpu, st.tb)]
+        if st.type in ("r", "rcs", "rrs", "rrc", "rrcs") and st.cnt > 0:
+            waits[k].append(queues[(tb.recv, st.gpu, tb.chan)].pop(0))
     acc = [accesses(st, lambda b, o: (b, o)) for st in steps]
     tb, gpu = [st.tb for st in steps], [st.gpu for st in steps]
     sequence = order(waits, lambda i: steps[i].where)

@@ -54,3 +54,18 @@ def test_split_keeps_small_messages():
     program = drop_signals(cs.plan(g, c, algorithm="forest").lower(g, c)).renumbered()
     unit, scale, _ = chunk_grid(program, "allreduce", len(g.hosts))
     assert split_messages(program, unit=unit, scale=scale) is program
+
+
+def test_round_forest_allgather_on_two_ndv2_chassis():
+    """A forest all-gather lowered in rounds (what a series gets; one instance here, the file has one) on ndv2(2):
+    its round messages fit in a step, and the file takes the Program's time exactly."""
+    import dataclasses
+
+    g = cs.topologies.ndv2(2)
+    c = cs.AllGather(participants=g.hosts, size=2 ** 20)
+    s = dataclasses.replace(cs.plan(g, c, algorithm="forest", chunks=1), messages="round")
+    program = drop_signals(s.lower(g, c)).renumbered()
+    imp = msccl.check_text(msccl.to_xml(g, c, s), g, size=c.size).imported
+    cs.validate(g, imp.collective, imp.program)
+    fluid = cs.models.Fluid()
+    assert cs.simulate(g, imp.program, c, model=fluid).makespan == cs.simulate(g, program, c, model=fluid).makespan
