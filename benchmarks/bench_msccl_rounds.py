@@ -3,13 +3,15 @@
 Run: ``PYTHONPATH=python python benchmarks/bench_msccl_rounds.py [CHUNKS ...]`` (default 1 4); prints, per number of
 chunks the forest is cut into: ops, messages cut to one step (``MAX_COUNT`` chunks), the export and check times, the
 makespan under Fluid of the Program without signals, of the cut Program and of the file read back; then, on the last
-file, the race check by vector clocks against the quadratic bit sets it replaced (same run, same steps).
+file, the race check by vector clocks against the quadratic bit sets it replaced (same run, same steps): time,
+and peak memory allocated (tracemalloc, a second run).
 """
 
 from __future__ import annotations
 
 import sys
 import time
+import tracemalloc
 
 import collsched as cs
 from collsched.interop import msccl
@@ -40,7 +42,21 @@ def main(chunks_list) -> None:
         print(f"{chunks:6d} | {program.n_ops} | {program.n_messages} -> {cut.n_messages} | {t_export:8.1f} | "
               f"{t_check:7.1f} | {times[0]:.2f}, {times[1]:.2f}, {times[2]:.2f}")
         last = imp
-    algo = last.algo
+    acc, tb, waits, gpu, sequence = race_inputs(last.algo)
+    for name, f in (("vector clocks", _any_race), ("bit sets", _first_race_exact)):
+        t = time.perf_counter()
+        out = f(acc, tb, waits, gpu, sequence)
+        seconds = time.perf_counter() - t
+        tracemalloc.start()
+        f(acc, tb, waits, gpu, sequence)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"race check, {len(acc)} steps, {name}: {seconds:.2f} s, peak {peak / 1e6:.0f} MB allocated ({out})")
+
+
+def race_inputs(algo):
+    """What :func:`~collsched.interop.msccl.races.first_race` is given for a file: accesses, blocks, waits, GPUs,
+    an order (a step waits for the previous step of its block, its ``depid``, and a receive for its send)."""
     steps = [st for x in algo.gpus for tb in x.tbs for st in tb.steps]
     index = {(st.gpu, st.tb, st.s): k for k, st in enumerate(steps)}
     blocks = {(x.id, tb.id): tb for x in algo.gpus for tb in x.tbs}
@@ -58,10 +74,7 @@ def main(chunks_list) -> None:
     acc = [accesses(st, lambda b, o: (b, o)) for st in steps]
     tb, gpu = [st.tb for st in steps], [st.gpu for st in steps]
     sequence = order(waits, lambda i: steps[i].where)
-    for name, f in (("vector clocks", _any_race), ("bit sets", _first_race_exact)):
-        t = time.perf_counter()
-        out = f(acc, tb, waits, gpu, sequence)
-        print(f"race check, {len(steps)} steps, {name}: {time.perf_counter() - t:.2f} s ({out})")
+    return acc, tb, waits, gpu, sequence
 
 
 if __name__ == "__main__":

@@ -37,8 +37,7 @@ def test_round_forest_allreduce_exports_cut_messages():
     imp = result.imported
     assert imp.algo.nchunksperloop == nchunks
     assert max(st.cnt for x in imp.algo.gpus for tb in x.tbs for st in tb.steps) <= MAX_COUNT
-    cs.validate(g, imp.collective, imp.program)
-    fluid = cs.models.Fluid()
+    fluid = cs.models.Fluid()   # check() has validated the Program read back
     before = cs.simulate(g, program, c, model=fluid).makespan
     after = cs.simulate(g, imp.program, imp.collective, model=fluid).makespan
     # the file runs the cut Program, in its time; a part waits for the one before it to arrive, so the cut pays
@@ -66,6 +65,5 @@ def test_round_forest_allgather_on_two_ndv2_chassis():
     s = dataclasses.replace(cs.plan(g, c, algorithm="forest", chunks=1), messages="round")
     program = drop_signals(s.lower(g, c)).renumbered()
     imp = msccl.check_text(msccl.to_xml(g, c, s), g, size=c.size).imported
-    cs.validate(g, imp.collective, imp.program)
-    fluid = cs.models.Fluid()
+    fluid = cs.models.Fluid()   # check() has validated the Program read back
     assert cs.simulate(g, imp.program, c, model=fluid).makespan == cs.simulate(g, program, c, model=fluid).makespan
