@@ -155,3 +155,29 @@ def test_participants_not_the_first_hosts(tmp_path):
     out = subprocess.run(cli, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert f"makespan {before * 1e6:.3f} us" in out.stdout.splitlines()[0]
+
+
+def test_vector_clock_race_check_agrees_with_bit_sets():
+    """The fast check (vector clocks, thread-block chains) says "a race" exactly when the quadratic one finds one."""
+    import random
+
+    from collsched.interop.msccl.races import _any_race, _first_race_exact
+
+    rng = random.Random(16)
+    verdicts = set()
+    for _ in range(400):
+        n = rng.randint(2, 14)
+        gpu = [rng.randrange(2) for _ in range(n)]
+        tb = [rng.randrange(3) for _ in range(n)]
+        waits = []
+        for i in range(n):
+            ws = {j for j in range(i) if rng.random() < 0.15}
+            prev = [j for j in range(i) if (gpu[j], tb[j]) == (gpu[i], tb[i])]
+            if prev:
+                ws.add(prev[-1])   # a block's steps run in order
+            waits.append(sorted(ws))
+        access = [[(rng.randrange(3), rng.choice("rw")) for _ in range(rng.randint(0, 2))] for _ in range(n)]
+        fast = _any_race(access, tb, waits, gpu)
+        assert fast == (_first_race_exact(access, tb, waits, gpu) is not None)
+        verdicts.add(fast)
+    assert verdicts == {True, False}

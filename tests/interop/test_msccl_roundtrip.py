@@ -64,11 +64,13 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
 
 
 def test_forest_thread_blocks_within_the_runtime_limit():
-    """The forest's many concurrent messages between two GPUs: once 120 channels (240 thread blocks per GPU)."""
+    """The forest's concurrent messages between two GPUs (once 120 channels, 240 thread blocks per GPU): within limits.
+
+    The figures follow the forest plan of main today (one chunk; the test said 13 channels, 25 blocks before)."""
     g = cs.topologies.dgx2(1)
     c = cs.AllGather(participants=g.hosts, size=2 ** 20)
     algo = msccl.parse_text(msccl.to_xml(g, c, cs.plan(g, c, algorithm="forest")))
-    assert (algo.nchannels, max(len(x.tbs) for x in algo.gpus)) == (13, 25)
+    assert (algo.nchannels, max(len(x.tbs) for x in algo.gpus)) == (1, 30)
     _within_limits(algo)
 
 

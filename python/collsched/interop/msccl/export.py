@@ -60,7 +60,6 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import tempfile
 from pathlib import Path
@@ -72,6 +71,7 @@ from ...schedules.program import RECV, SEND
 from ...schedules.validate import lower_any
 from .layout import ROOTED, Layout
 from .lint import MAX_COUNT, MAX_STEPS
+from .split import chunk_grid, split_messages
 from .threadblocks import drop_signals, place
 from .xml_read import MAX_CHUNKS
 
@@ -107,6 +107,8 @@ class _Gpu:
         self.slot_of: dict = {v: s for s, v in lay.initial(g).items()}
         self.target = {v: s for s, v in lay.expected(g).items()}
         self.scratch = 0
+        self.outbox: dict = {}   # token -> (message it is first sent in, its place there, the message's chunks)
+        self.regions: dict[int, list] = {}   # message -> the scratch chunks reserved for it, in order
 
     def fresh(self, count: int) -> list[tuple[str, int]]:
         out = [("s", self.scratch + x) for x in range(count)]
@@ -114,20 +116,28 @@ class _Gpu:
         return out
 
     def place(self, tokens) -> list[tuple[str, int]]:
-        """Where arriving tokens are kept: their result slot, the slot already holding them, or fresh scratch."""
+        """Where arriving tokens are kept: their result slot, the slot already holding them, their place in the
+        scratch reserved for the first message that sends them on (so that it goes without gathering), or fresh
+        scratch."""
         out = []
         for t in tokens:
             slot = self.target.get(t) or self.slot_of.get(t)
+            if slot is None and t in self.outbox:
+                msg, x, size = self.outbox[t]
+                if msg not in self.regions:
+                    self.regions[msg] = self.fresh(size)
+                slot = self.regions[msg][x]
             out.append(slot if slot is not None else self.fresh(1)[0])
         return out
 
 
 def _runs(src: list, dst: list):
-    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)`` for maximal runs where both sides are contiguous."""
+    """``(srcbuf, srcoff, dstbuf, dstoff, cnt)``: maximal runs (of at most ``MAX_COUNT``) contiguous on both sides."""
     x = 0
     while x < len(src):
         y = x + 1
-        while y < len(src) and src[y] == (src[x][0], src[x][1] + y - x) and dst[y] == (dst[x][0], dst[x][1] + y - x):
+        while y < len(src) and y - x < MAX_COUNT and src[y] == (src[x][0], src[x][1] + y - x) \
+                and dst[y] == (dst[x][0], dst[x][1] + y - x):
             y += 1
         yield src[x][0], src[x][1], dst[x][0], dst[x][1], y - x
         x = y
@@ -200,19 +210,13 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     if stranger is not None:
         raise CollschedError(f"the program uses host {stranger!r}, which is not a participant",
                              fix="MSCCL runs on the participants only: plan a schedule that uses them alone")
-    # the coarsest chunks that still cut every piece where the program cuts it
-    unit = math.gcd(program.denominator, *(int(x) for x in np.unique(program.pieces[:, 4:6])))
-    d = program.denominator // unit
-    if kind in ("allgather", "alltoall"):
-        scale, nchunks = 1, n * d
-    elif kind in ROOTED:
-        scale, nchunks = 1, d
-    else:
-        scale = n // math.gcd(d, n)
-        nchunks = d * scale
+    # the coarsest chunks that still cut every piece where the program cuts it; messages cut to one step each
+    unit, scale, nchunks = chunk_grid(program, kind, n)
     if nchunks > MAX_CHUNKS:
-        raise CollschedError(f"the program cuts values into 1/{d} pieces: MSCCL would need {nchunks} chunks per loop, "
-                             f"collsched writes at most {MAX_CHUNKS}", fix="export a schedule with coarser pieces")
+        raise CollschedError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
+                             f"{nchunks} chunks per loop, collsched writes at most {MAX_CHUNKS}",
+                             fix="export a schedule with coarser pieces")
+    program = split_messages(program, unit=unit, scale=scale)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts], root=root)
@@ -228,6 +232,13 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         return out
 
     placed = place(program, platform, collective, rank_of)
+    sent: dict[int, list] = {}   # send op -> its tokens
+    for i in placed.order:
+        if program.op_kind[i] == SEND:
+            sent[i] = tokens_of(program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]])
+            box = gpus[placed.gpu[i]].outbox
+            for x, t in enumerate(sent[i]):
+                box.setdefault(t, (int(program.op_msg[i]), x, len(sent[i])))
     where: dict[int, int] = {}   # op -> index of its last step in its thread block
     carried: dict[int, list] = {}
     order_sent: dict[tuple[int, int, int], list[int]] = {}
@@ -242,7 +253,7 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
         cross = placed.cross[i]
         group: list[dict] = [dict(type="nop", cnt=0) for _ in range(max(0, len(cross) - 1))]
         if k == SEND:
-            tokens = tokens_of(rows)
+            tokens = sent[i]
             carried[msg] = tokens
             order_sent.setdefault((g.g, key[0], key[2]), []).append(msg)
             slots = [g.slot_of[t] for t in tokens]

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 __all__ = ["accesses", "first_race"]
 
 _READ_SRC = frozenset({"s", "rrs", "rrc", "rrcs", "cpy", "re"})
@@ -98,9 +100,25 @@ def first_race(access: Sequence, tb: Sequence[int], waits: Sequence[Sequence[int
 
     Notes
     -----
-    Happens-before is the transitive closure of ``waits``, kept as one bit set
-    per step: ``O(S²/64)`` words for ``S`` steps, then each pair of accesses
-    to a chunk from two thread blocks, at least one a write, is tested.
+    First whether there is a race at all (:func:`_any_race`, vector clocks:
+    ``O(S · T)`` for ``S`` steps and ``T`` thread blocks, the clocks of
+    steps still waited for kept); only if there is one, the first is found
+    with happens-before as the transitive closure of ``waits``, one bit set
+    per step (``O(S²/64)`` words), each pair of accesses to a chunk from
+    two thread blocks, at least one a write, tested.
+    """
+    if _any_race(access, tb, waits, gpu, order) is False:
+        return None
+    return _first_race_exact(access, tb, waits, gpu, order)
+
+
+def _first_race_exact(access, tb, waits, gpu, order=None):
+    """:func:`first_race` by bit sets of happens-before (quadratic; the reference :func:`_any_race` is tested against).
+
+    Examples
+    --------
+    >>> _first_race_exact([[("x", "w")], [("x", "w")]], tb=[0, 1], waits=[[], []], gpu=[0, 0])
+    (0, 1, 'x')
     """
     n = len(access)
     before = [0] * n
@@ -126,3 +144,65 @@ def first_race(access: Sequence, tb: Sequence[int], waits: Sequence[Sequence[int
                 if found is None or pair[:2] < found[:2]:
                     found = pair
     return found
+
+
+def _any_race(access, tb, waits, gpu, order=None):
+    """Whether some two steps race (``True``/``False``), by vector clocks; ``None`` when they do not apply.
+
+    They apply when every step waits for the previous step of its thread
+    block (by index), as the runtime's blocks do: then step ``j`` happens
+    before step ``i`` iff ``i``'s clock, the last step of each block that
+    happens before it, reaches ``j`` in ``j``'s block. Per chunk, the last
+    write and the last access of each block are kept: a step races with
+    some earlier access of another block iff it races with that block's
+    last one (the earlier ones happen before it).
+
+    Examples
+    --------
+    >>> acc = [[(0, "w")], [(0, "r")], [(0, "r")]]
+    >>> _any_race(acc, tb=[0, 1, 1], waits=[[], [0], [1]], gpu=[0, 0, 0])
+    False
+    >>> _any_race(acc, tb=[0, 1, 2], waits=[[], [0], []], gpu=[0, 0, 0])
+    True
+    >>> _any_race(acc, tb=[0, 1, 1], waits=[[], [0], []], gpu=[0, 0, 0]) is None   # block 1 is no chain
+    True
+    """
+    n = len(access)
+    lanes: dict[tuple[int, int], int] = {}
+    last: dict[tuple[int, int], int] = {}
+    lane, seq = [0] * n, [0] * n
+    for i in range(n):
+        key = (gpu[i], tb[i])
+        if key in last:
+            if last[key] not in waits[i]:
+                return None
+            seq[i] = seq[last[key]] + 1
+        lane[i] = lanes.setdefault(key, len(lanes))
+        last[key] = i
+    uses = [0] * n
+    for ws in waits:
+        for w in ws:
+            uses[w] += 1
+    clock: dict[int, np.ndarray] = {}
+    seen: dict[tuple[int, object], dict[int, list[int]]] = {}   # (gpu, chunk) -> block -> [last write, last access]
+    for i in (range(n) if order is None else order):
+        c = np.full(len(lanes), -1, dtype=np.int64)
+        for w in waits[i]:
+            np.maximum(c, clock[w], out=c)
+            uses[w] -= 1
+            if uses[w] == 0:
+                del clock[w]
+        c[lane[i]] = seq[i]
+        for slot, mode in access[i]:
+            per = seen.setdefault((gpu[i], slot), {})
+            for t, (wrote, touched) in per.items():
+                other = touched if mode == "w" else wrote
+                if t != lane[i] and other >= 0 and c[t] < other:
+                    return True
+            rec = per.setdefault(lane[i], [-1, -1])
+            if mode == "w":
+                rec[0] = seq[i]
+            rec[1] = seq[i]
+        if uses[i]:
+            clock[i] = c
+    return False

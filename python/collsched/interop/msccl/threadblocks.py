@@ -18,8 +18,10 @@ channel in order. :func:`place` packs operations as follows.
 3. **Channels.** The messages from GPU ``a`` to GPU ``b`` are sorted by
    their send's place in ``O``. A message may join a channel whose last
    message's receive comes before its own in ``O`` (so both ends see the
-   channel's messages in one order) and that holds fewer than
-   :data:`LANE_MESSAGES`; it joins the lowest such channel that is *free*
+   channel's messages in one order) and that stays within
+   :data:`LANE_MESSAGES` (a message counted as its steps, estimated: 1, plus
+   one ``cpy`` per piece when it carries several, which may have to be
+   gathered or scattered); it joins the lowest such channel that is *free*
    (in the simulation, its last send ended before this message's send
    starts, and its last receive ended before this message's data arrives:
    a receive that is posted later still ends when its data arrives, the
@@ -61,6 +63,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import CollschedError
 from ...schedules.program import COMPUTE, RECV, SEND, program_of_columns
 from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
@@ -68,8 +72,9 @@ from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
 __all__ = ["Placement", "place", "drop_signals", "LANE_MESSAGES"]
 
 LANE_MESSAGES = MAX_STEPS // 4
-"""Messages per channel between two GPUs at most (a thread block's steps are its messages, the computations
-it takes and the ``nop`` steps of their dependencies)."""
+"""Messages per channel between two GPUs at most, a message of several pieces counted as ``1 +`` its pieces (a
+thread block's steps are its messages, their ``cpy`` steps, the computations it takes and the ``nop`` steps of
+their dependencies)."""
 STEP_BUDGET = MAX_STEPS * 3 // 4
 """The steps a thread block takes computations up to (estimated; :func:`~collsched.interop.msccl.export.to_xml`
 checks the exact count against :data:`~collsched.interop.msccl.lint.MAX_STEPS`)."""
@@ -241,10 +246,12 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count,
     #                                                    last send, last recv]
     channel: dict[int, int] = {}
+    rows = [int(program.piece_ptr[i + 1] - program.piece_ptr[i]) for i in range(n_ops)]
+    steps = {r: 1 + (rows[s] if rows[s] > 1 else 0) for r, s in pair.items()}   # a message's steps, estimated
     for r, s in sorted(pair.items(), key=lambda x: pos[x[1]]):
         a, b = gpu[s], gpu[r]
         mine = lanes.setdefault((a, b), [])
-        fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] < LANE_MESSAGES]
+        fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] + steps[r] <= LANE_MESSAGES]
         free = [c for c in fits if mine[c][1] <= start[s] and mine[c][2] <= end[r]]
         if free:   # the free lane of a message it waits for, if any: that wait then needs no nop
             mine_deps = set(eff[s]) | set(eff[r])
@@ -257,7 +264,7 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
         else:
             raise CollschedError(f"gpu {a} sends to gpu {b} in an order that needs more than {most} channels",
                                  fix="export a schedule with fewer messages between two GPUs")
-        mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + 1, s, r]
+        mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + steps[r], s, r]
         channel[int(program.op_msg[s])] = c * groups + ((b - a) % n - 1) // MAX_TBS_PER_CHANNEL
     # step 4: thread blocks (a block's steps estimated: a message or a combined input 1, a dependency 1)
     tb: dict[int, tuple[int, int, int]] = {}
@@ -265,8 +272,8 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     local: dict[int, list[list]] = {}   # gpu -> per local block [end of its last op, steps]
     for i in order:
         g = gpu[i]
-        cost = max(0, len(eff[i]) - 1) + (1 if kind[i] != COMPUTE else
-                                          max(1, int(program.piece_ptr[i + 1] - program.piece_ptr[i]) - 1))
+        cost = max(0, len(eff[i]) - 1) + (steps[i if kind[i] == RECV else int(recv_of[int(program.op_msg[i])])]
+                                          if kind[i] != COMPUTE else max(1, rows[i] - 1))
         if kind[i] == SEND or kind[i] == RECV:
             peer = rank_of[int(program.op_peer[i])]
             c = channel[int(program.op_msg[i])]
@@ -294,24 +301,37 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     if len(worst[1]) > MAX_TBS:
         raise CollschedError(f"gpu {worst[0]} would need {len(worst[1])} thread blocks, the runtime runs at most "
                              f"{MAX_TBS}", fix="export a schedule with fewer concurrent messages")
-    # step 5: the dependencies no chain of waits implies
-    before: dict[int, int] = {}
+    # step 5: the dependencies no chain of waits implies. A block runs its steps in order, so what op i waits
+    # for, directly or not, is a vector clock: per block of its GPU, the last step of that block it follows
+    # (itself included); d precedes i iff clock[i][block of d] >= d's place in its block
+    blocks: dict[tuple[int, tuple], int] = {}   # (gpu, block) -> its index among the gpu's blocks
+    width: dict[int, int] = {}
+    for i in order:
+        if (gpu[i], tb[i]) not in blocks:
+            blocks[(gpu[i], tb[i])] = width.get(gpu[i], 0)
+            width[gpu[i]] = blocks[(gpu[i], tb[i])] + 1
+    seq: dict[int, int] = {}
+    clock: dict[int, np.ndarray] = {}
     prev: dict[tuple[int, tuple], int] = {}
     cross: dict[int, list[int]] = {}
     for i in order:
-        key = (gpu[i], tb[i])
+        g = gpu[i]
+        key = (g, tb[i])
         q = prev.get(key)
-        implied = 0 if q is None else before[q] | (1 << q)
+        implied = clock[q] if q is not None else np.full(width[g], -1, dtype=np.int64)
         others = [d for d in eff[i] if tb[d] != tb[i]]
         keep = []
         for d in others:
-            if (implied >> d) & 1 or any(e != d and (before[e] >> d) & 1 for e in others):
+            b = blocks[(g, tb[d])]
+            if implied[b] >= seq[d] or any(e != d and clock[e][b] >= seq[d] for e in others):
                 continue
             keep.append(d)
         cross[i] = sorted(keep, key=lambda d: pos[d])
-        mask = implied
+        mine = implied.copy()
         for d in eff[i]:   # the same GPU's waits only: a receive's send is not a dependency of the Program
-            mask |= before[d] | (1 << d)
-        before[i] = mask
+            np.maximum(mine, clock[d], out=mine)
+        seq[i] = 0 if q is None else seq[q] + 1
+        mine[blocks[key]] = seq[i]
+        clock[i] = mine
         prev[key] = i
     return Placement(order, gpu, tb, channel, cross)
