@@ -1,6 +1,10 @@
 """The collective calls of :mod:`collsched.mpi`: check, agree, run the plan (or MPI's own), agree again.
 
-Every call goes through the same steps on every rank of the communicator:
+Without ``plans=``, a call checks its buffers locally (a bad one raises on
+its own rank, before any communication) and runs MPI's own collective with
+no agreement: MPI's own semantics apply (:func:`_delegate`). With
+``plans=``, every call goes through the same steps on every rank of the
+communicator:
 
 1. **look up** the plan for the call's kind, size and root in ``plans``
    (:meth:`~collsched.mpi.plans.PlanSet.find`) and check the buffers
