@@ -142,10 +142,10 @@ class _Context:
 
 
 def _context(comm) -> _Context:
-    from mpi4py import MPI
-
     global _KEYVAL
     if _KEYVAL is None:
+        from mpi4py import MPI
+
         _KEYVAL = MPI.Comm.Create_keyval()
     ctx = comm.Get_attr(_KEYVAL)
     if ctx is None:
