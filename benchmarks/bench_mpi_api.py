@@ -14,8 +14,8 @@ job runs, for each, ``collsched.mpi``'s call and mpi4py's own (``Bcast``,
 Last, the per-call overhead of ``collsched.mpi`` with a cached plan: plan
 lookup and binding the prepared program to the call's arrays (no
 communication; one process, the worst rank of each plan), and a whole
-8-byte call against mpi4py's own on local ranks (the two agreements and
-MPI's own call, against MPI's call alone).
+8-byte call without ``plans=`` against mpi4py's own on local ranks (the
+local checks and MPI's own call, against MPI's call alone).
 
 Run: ``.venv/bin/python benchmarks/bench_mpi_api.py [--repeat 3] [--size 1MB] [--local] [--plans DIR]``.
 """
@@ -75,7 +75,7 @@ def rank_main(plans: str, out: str, repeat: int, size: int) -> None:
 
 
 def overhead_main(out: str) -> None:
-    """A whole 8-byte allreduce (MPI's own by fallback, with the two agreements) against mpi4py's own, local ranks."""
+    """A whole 8-byte allreduce without plans= (MPI's own, no agreement) against mpi4py's own, local ranks."""
     import warnings
 
     from mpi4py import MPI
@@ -177,7 +177,7 @@ def main() -> None:
     run_script(p.hosts, __file__, ["--overhead", out])
     with open(out, encoding="utf-8") as f:
         o = json.load(f)
-    print(f"an 8-byte allreduce on 8 local ranks (no plan: MPI's own, plus the two agreements): "
+    print(f"an 8-byte allreduce on 8 local ranks (no plans=: MPI's own, no agreement): "
           f"collsched.mpi {o['ours'] * 1e6:.0f} us, mpi4py's own {o['mpi'] * 1e6:.0f} us")
 
 

@@ -143,6 +143,24 @@ def test_bad_input_raises_one_error_on_every_rank(folder):
         "was made on platform 'fully-connected-3'" in cases["platform"]
 
 
+def test_without_plans_mpis_own_runs_bitwise_and_warns_once(folder):
+    n, path = folder
+    ranks = launch(n, "delegated", path)
+    for r in ranks:
+        assert r["equal"] == {k: True for k in ("allreduce", "bcast", "reduce", "allgather", "alltoall", "gather",
+                                                 "scatter", "reduce by callable")}, r["rank"]
+        assert r["ran"] == ["fallback"]
+        # a bad input raises on its own rank before any communication (here every rank's input is bad)
+        assert r["bad"] == f"rank {r['rank']}: gather: sendbuf is not C-contiguous " \
+                           "(np.ascontiguousarray makes a copy that is)"
+        assert r["after"] is True
+    # the warning once per kind, root and size bucket, on rank 0 only: the same call twice warns once, and the
+    # two reduces (1600 bytes from root 0) share one warning: 7 of the 8 calls warn
+    assert [len(r["warnings"]) for r in ranks] == [7] + [0] * (n - 1)
+    assert ranks[0]["warnings"][0] == f"collsched.mpi: allreduce of 1600 bytes on {n} ranks: no plans= given; " \
+                                      "MPI's own collective runs"
+
+
 # --- the ranks ------------------------------------------------------------------------------------------
 
 def _fold(parts, f):
@@ -321,6 +339,74 @@ def scenario_errors(comm, folder):
     buf = np.arange(5000.0) if me == 0 else np.zeros(5000)
     csmpi.bcast(comm, buf, 0, plans=folder)
     return {"errors": errors, "after": bool(np.array_equal(buf, np.arange(5000.0)))}
+
+
+def scenario_delegated(comm, folder):
+    """Every kind without plans= against mpi4py's own, bitwise (each call twice: one warning)."""
+    import warnings
+
+    from mpi4py import MPI
+
+    from collsched import mpi as csmpi
+    from collsched.mpi.calls import last_run
+
+    n, me = comm.size, comm.rank
+    x = np.random.default_rng(7 + me).standard_normal(200)
+    xi = (x * 1000).astype(np.int64)  # a callable's order may differ from MPI.SUM's: exact sums compare bitwise
+    at0 = me == 0
+    ours = {
+        "allreduce": lambda: csmpi.allreduce(comm, x, np.empty_like(x), MPI.SUM),
+        "bcast": lambda: csmpi.bcast(comm, x.copy(), 0),
+        "reduce": lambda: csmpi.reduce(comm, x, np.empty_like(x) if at0 else None, MPI.SUM, 0),
+        "allgather": lambda: csmpi.allgather(comm, x, np.empty(n * x.size)),
+        "alltoall": lambda: csmpi.alltoall(comm, x[: 8 * n], np.empty(8 * n)),
+        "gather": lambda: csmpi.gather(comm, x, np.empty(n * x.size) if at0 else None, 0),
+        "scatter": lambda: csmpi.scatter(comm, np.tile(x, n) if at0 else None, np.empty_like(x), 0),
+        "reduce by callable": lambda: csmpi.reduce(comm, xi, np.empty_like(xi) if at0 else None, np.add, 0),
+    }
+
+    def theirs(kind):
+        if kind == "allreduce":
+            out = np.empty_like(x)
+            comm.Allreduce(x, out, op=MPI.SUM)
+        elif kind == "bcast":
+            out = x.copy()
+            comm.Bcast(out, 0)
+        elif kind in ("reduce", "reduce by callable"):
+            y = x if kind == "reduce" else xi
+            out = np.empty_like(y) if at0 else None
+            comm.Reduce(y, out, op=MPI.SUM, root=0)
+        elif kind == "allgather":
+            out = np.empty(n * x.size)
+            comm.Allgather(x, out)
+        elif kind == "alltoall":
+            out = np.empty(8 * n)
+            comm.Alltoall(x[: 8 * n].copy(), out)
+        elif kind == "gather":
+            out = np.empty(n * x.size) if at0 else None
+            comm.Gather(x, out, root=0)
+        else:
+            out = np.empty_like(x)
+            comm.Scatter(np.tile(x, n) if at0 else None, out, root=0)
+        return out
+
+    equal, ran = {}, set()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for kind, fn in ours.items():
+            got = [fn(), fn()][0]
+            ran.add(last_run())
+            want = theirs(kind)
+            equal[kind] = got is None and want is None or got.tobytes() == want.tobytes()
+    bad = None
+    try:
+        csmpi.gather(comm, np.zeros(200)[::2], np.empty(100 * n) if at0 else None, 0)
+    except csmpi.MPICallError as exc:
+        bad = str(exc)
+    buf = np.arange(50.0) if at0 else np.zeros(50)
+    csmpi.bcast(comm, buf, 0)
+    return {"equal": equal, "ran": sorted(ran), "bad": bad, "after": bool(np.array_equal(buf, np.arange(50.0))),
+            "warnings": [str(w.message) for w in caught if issubclass(w.category, csmpi.FallbackWarning)]}
 
 
 def scenario_suite(comm, folder):

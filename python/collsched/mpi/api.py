@@ -306,9 +306,10 @@ def _commutes(op, commute) -> bool:
 
 
 def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
-    from mpi4py import MPI
+    if op is None:
+        from mpi4py import MPI
 
-    op = MPI.SUM if op is None else op
+        op = MPI.SUM
     gets = kind == "allreduce" or comm.Get_rank() == root
 
     def build():
@@ -339,12 +340,12 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
 
 def _mpi_reduction(c, kind, send, recv, op, root, commutes) -> None:
     """MPI's own reduce or all-reduce; a callable becomes an ``MPI.Op`` over whole rows."""
-    from mpi4py import MPI
-
     if hasattr(op, "Is_commutative"):
         args = (send, recv)
         mpi_op, row = op, None
     else:
+        from mpi4py import MPI
+
         errors: list[Exception] = []
         shape, dtype = send.shape[1:], send.dtype
 

@@ -1,6 +1,10 @@
 """The collective calls of :mod:`collsched.mpi`: check, agree, run the plan (or MPI's own), agree again.
 
-Every call goes through the same steps on every rank of the communicator:
+Without ``plans=``, a call checks its buffers locally (a bad one raises on
+its own rank, before any communication) and runs MPI's own collective with
+no agreement: MPI's own semantics apply (:func:`_delegate`). With
+``plans=``, every call goes through the same steps on every rank of the
+communicator:
 
 1. **look up** the plan for the call's kind, size and root in ``plans``
    (:meth:`~collsched.mpi.plans.PlanSet.find`) and check the buffers
@@ -138,10 +142,10 @@ class _Context:
 
 
 def _context(comm) -> _Context:
-    from mpi4py import MPI
-
     global _KEYVAL
     if _KEYVAL is None:
+        from mpi4py import MPI
+
         _KEYVAL = MPI.Comm.Create_keyval()
     ctx = comm.Get_attr(_KEYVAL)
     if ctx is None:
@@ -222,6 +226,11 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
                 plan_id = plan_set.plans.index(plan)
     except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
         reason = str(exc)
+    if plans is None:
+        # the delegated path: no plans= given, so every rank takes it (the choice depends on the argument alone);
+        # MPI's own collective runs with no agreement, with MPI's own semantics
+        _delegate(ctx, kind, root, size, plan, plan_set, reason, op, fallback)
+        return
     # step 2: one agreement on the checks and on what every rank is about to do
     mine = ctx.mine
     r = -1 if root is None else int(root)
@@ -265,6 +274,20 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
 
 
+def _delegate(ctx: _Context, kind: str, root, size: int, plan, plan_set, reason, op, fallback) -> None:
+    """MPI's own collective with no agreement; a bad input or a failing operator raises on its rank only."""
+    me = ctx.rank
+    if reason is not None:
+        raise MPICallError(f"rank {me}: {kind}: {reason}", rank=me)
+    if plan is None and me == 0:
+        _warn_once(kind, ctx.size, root, size, plan_set, stacklevel=5)
+    _LAST[0] = "fallback" if plan is None else "mpi"
+    try:
+        fallback(ctx.comm)
+    except OperatorFailed as exc:
+        raise MPICallError(f"rank {me}: {kind}: {_why(exc, op)}", rank=me) from exc
+
+
 def _or_empty(buf, other) -> np.ndarray:
     """``buf``, or an empty array like ``other`` for a rank that has no such buffer (a reduce's non-root)."""
     if buf is not None:
@@ -294,7 +317,7 @@ def _disagreement(ctx: _Context, kind: str, mine: tuple) -> None:
                                    rank=r, fix=fixes[k])
 
 
-def _warn_once(kind: str, n: int, root, size: int, plans) -> None:
+def _warn_once(kind: str, n: int, root, size: int, plans, stacklevel: int = 4) -> None:
     bucket = size.bit_length()
     key = (kind, n, root, bucket, None if plans is None else plans.where)
     if key in _WARNED:
@@ -303,7 +326,7 @@ def _warn_once(kind: str, n: int, root, size: int, plans) -> None:
     where = "no plans= given" if plans is None else f"no plan in {plans.where} fits"
     at = f" from root {root}" if root is not None else ""
     warnings.warn(f"collsched.mpi: {kind} of {size} bytes on {n} ranks{at}: {where}; MPI's own collective runs",
-                  FallbackWarning, stacklevel=4)
+                  FallbackWarning, stacklevel=stacklevel)
 
 
 def root_of(kind: str, root) -> int | None:
