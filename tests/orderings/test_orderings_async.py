@@ -27,14 +27,23 @@ def _brute_force(x):
     return {combo: async_makespan(x, [list(o) for o in combo]) for combo in itertools.product(*per)}
 
 
-def test_async_instance_42_is_the_bound_and_reached_where_every_sync_planned_order_gives_51():
-    """Issue 18: o_s = [10, 1, 5, 1, 10], o_r = [1, 10, 5, 10, 1], L = 1, size 1."""
+def test_async_instance_42_is_the_bound_and_reached_where_no_sync_planned_order_reaches_it():
+    """Issue 18: o_s = [10, 1, 5, 1, 10], o_r = [1, 10, 5, 10, 1], L = 1, size 1.
+
+    The synchronous-planned orders without ties give 51. Matching's four rounds all weigh 59 (every round is a
+    maximum-weight perfect matching, several of them are), so its makespan depends on which tie the solver takes
+    (scipy's: 51, the Rust core's: 46); what holds for every tie is that it stays above the bound.
+    """
     p = overhead_platform([10, 1, 5, 1, 10], recv_overheads=[1, 10, 5, 10, 1], latency=1.0)
     c = cs.AllToAll(senders=p.hosts, size=1)
     bound = exchange_bound(p, c, model=ASYNC).value
     assert bound == pytest.approx(42, abs=1e-9)
     for name in SYNC_PLANNED:
-        assert _simulated(p, c, cs.plan(p, c, algorithm=name, seed=1)) == pytest.approx(51, abs=1e-9), name
+        got = _simulated(p, c, cs.plan(p, c, algorithm=name, seed=1))
+        if name == "matching":
+            assert got > bound + 1, name
+        else:
+            assert got == pytest.approx(51, abs=1e-9), name
     exact = async_optimal(p, c)
     cs.validate(p, c, exact)
     assert exact.status == cs.Status.OPTIMAL

@@ -15,9 +15,11 @@ def test_orderings_study_quick():
     # Fig. 10's caterpillar-worst finding: absent under fifo service, present under random service
     assert verdicts["Fig. 10 (fifo service)", "synchronous all-to-some: caterpillar largest"] == "does not hold"
     assert verdicts["Fig. 10 (random service)", "synchronous all-to-some: caterpillar largest"] == "holds"
-    # issue 18's asynchronous instance: 51 for the best synchronous-planned order, 42 = bound, proved optimal
-    assert report.table("asynchronous orderings (beyond the paper)").rows == (
-        ("issue 18 (5 nodes)", 42.0, 51.0, 42.0, 42.0, "optimal"),)
+    # issue 18's asynchronous instance: 42 = bound, reached and proved optimal; no synchronous-planned order
+    # reaches it (the best one is matching's, whose value depends on which of its tied rounds the solver takes)
+    (row,) = report.table("asynchronous orderings (beyond the paper)").rows
+    assert row[:2] == ("issue 18 (5 nodes)", 42.0) and row[3:] == (42.0, 42.0, "optimal")
+    assert row[2] > 42.0 + 1
     table8 = report.table("all-to-some, asynchronous (Table 8, Figure 12)")
     for pct, name, mean, var, gap, paper in table8.rows:
         assert gap >= -1e-9 and var >= 0

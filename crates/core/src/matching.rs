@@ -7,7 +7,10 @@
 //! Jonker–Volgenant family, as Crouse 2016 describes it and scipy's `linear_sum_assignment`
 //! implements it), with one difference: the dual potentials of one round start the next. A
 //! round only lowers weights (a sent message's weight drops to zero), so the previous duals
-//! stay feasible, and most rows then find a free column at once.
+//! stay feasible, and most rows then find a free column at once. That holds for square
+//! exchanges only: there every column ends matched, so no column's dual needs to be zero.
+//! In a rectangular one (more senders than receivers, say) a column left free must have a
+//! zero dual for the assignment to be optimal, which old duals break; its rounds start cold.
 //!
 //! ```
 //! use collsched_core::matching::matching_rounds;
@@ -23,6 +26,8 @@
 pub enum Error {
     /// An array does not have the length its shape asks for (what is wrong).
     Shape(String),
+    /// A round sent no message although some were left: a bug of the solver, never an input's.
+    Stalled,
     /// A weight is not finite (NaN or infinite), so no assignment is defined.
     NotFinite,
 }
@@ -164,6 +169,9 @@ pub fn matching_rounds(s: usize, r: usize, cost: &[f64], mask: &[bool]) -> Resul
                 weight[i * nc + j] = if left[k] { big + cost[k] } else { 0.0 };
             }
         }
+        if nr != nc {
+            solver = Assignment::new(nr, nc); // free columns need zero duals: start cold
+        }
         let col4row = solver.solve(&weight);
         let mut picks: Vec<(usize, usize)> = (0..nr)
             .map(|i| if transposed { (col4row[i], i) } else { (i, col4row[i]) })
@@ -172,6 +180,9 @@ pub fn matching_rounds(s: usize, r: usize, cost: &[f64], mask: &[bool]) -> Resul
         picks.sort_unstable();
         for &(a, b) in &picks {
             left[a * r + b] = false;
+        }
+        if picks.is_empty() {
+            return Err(Error::Stalled);
         }
         remaining -= picks.len();
         rounds.push(picks);
@@ -231,6 +242,62 @@ mod tests {
         let rounds = matching_rounds(n, n, &cost, &mask).unwrap();
         assert_eq!(rounds.len(), n - 1);
         assert!(rounds.iter().all(|r| r.len() == n));
+    }
+
+    /// The size of a largest matching of the `s x r` bipartite graph `edge` (Kuhn's augmenting paths).
+    fn largest(s: usize, r: usize, edge: &[bool]) -> usize {
+        fn augment(i: usize, r: usize, edge: &[bool], seen: &mut [bool], owner: &mut [usize]) -> bool {
+            for j in 0..r {
+                if edge[i * r + j] && !seen[j] {
+                    seen[j] = true;
+                    if owner[j] == usize::MAX || augment(owner[j], r, edge, seen, owner) {
+                        owner[j] = i;
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        let mut owner = vec![usize::MAX; r];
+        (0..s).filter(|&i| augment(i, r, edge, &mut vec![false; r], &mut owner)).count()
+    }
+
+    /// Every round is a largest matching of the messages left, and all are sent.
+    fn check_rounds(s: usize, r: usize, cost: &[f64], mask: &[bool]) {
+        let rounds = matching_rounds(s, r, cost, mask).unwrap();
+        let mut left = mask.to_vec();
+        for round in &rounds {
+            assert_eq!(round.len(), largest(s, r, &left), "{s} x {r}: a round is not a largest matching");
+            for &(a, b) in round {
+                assert!(left[a * r + b]);
+                left[a * r + b] = false;
+            }
+        }
+        assert!(!left.iter().any(|&x| x));
+    }
+
+    #[test]
+    fn rectangular_exchanges_take_largest_matchings_every_round() {
+        // found by the orderings battery: 9 senders, 3 receivers, costs with rounding
+        // (12.000000000000002); warm duals left free columns with non-zero duals and the
+        // rounds stopped sending
+        let t = 12.000000000000002;
+        let cost = [
+            16.0, 16.0, 16.0, 16.0, 16.0, 16.0, 0.0, 21.0, 21.0, 21.0, 0.0, 21.0, t, t, t, t, t, t, 21.0, 21.0,
+            0.0, 21.0, 21.0, 21.0, t, t, t,
+        ];
+        let mask: Vec<bool> = cost.iter().map(|&c| c > 0.0).collect();
+        check_rounds(9, 3, &cost, &mask);
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 33
+        };
+        for (s, r) in [(2, 3), (3, 9), (7, 4), (5, 5), (1, 6)] {
+            let cost: Vec<f64> = (0..s * r).map(|_| (next() % 50) as f64 / 4.0).collect();
+            let mask: Vec<bool> = (0..s * r).map(|_| next() % 4 != 0).collect();
+            check_rounds(s, r, &cost, &mask);
+        }
     }
 
     #[test]

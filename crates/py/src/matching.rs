@@ -20,6 +20,9 @@ pub fn matching_rounds(
     let mask = mask.as_slice()?.to_vec();
     py.detach(|| core(s, r, &cost, &mask)).map_err(|e| match e {
         Error::Shape(what) => PyValueError::new_err(what),
+        Error::Stalled => pyo3::exceptions::PyRuntimeError::new_err(
+            "matching_rounds: a round sent no message although some were left (a bug: please report it)",
+        ),
         Error::NotFinite => PyValueError::new_err("matching costs must be finite (no NaN or infinity)"),
     })
 }

@@ -5,7 +5,7 @@ for ``o_s + L + o_r + m/B``). Under seed 004's asynchronous model (section
 4.1) a sender is free after ``o_s`` and only receivers serialise, so the
 order that is good is a different one. On 5 nodes with send overheads
 ``[10, 1, 5, 1, 10]``, receive overheads ``[1, 10, 5, 10, 1]`` and latency
-1, every synchronous-planned ordering finishes at 51 while 42, the
+1, the synchronous-planned orderings finish at 46 to 51 while 42, the
 asynchronous open-shop bound, is reachable; both functions here reach it.
 
 The asynchronous makespan of per-sender orders has a closed form. A
