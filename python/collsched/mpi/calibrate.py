@@ -31,7 +31,12 @@ from ..platform.clustering import lowekamp, with_clusters
 from ..runtime.calibrate import Calibration, calibration_of, pingpong_task
 from ..runtime.pingpong import pingpong_rank
 
-__all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform", "calibrate_hosts", "read_hostfile"]
+__all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform", "calibrate_hosts", "read_hostfile", "SIZES"]
+
+#: Default message sizes (bytes): the smallest for the latency, the others past Open MPI's 64 kB eager limit for
+#: the bandwidth (:attr:`~collsched.runtime.calibrate.Calibration.bandwidth`), up to 4 MB (80 ms at 50 MB/s); a pair
+#: stops once a one-way time reaches ``max_time`` (0.1 s: 512 kB on a 5 MB/s link).
+SIZES = (1000, 131072, 262144, 524288, 1048576, 2097152, 4194304)
 
 
 def clusters_by_bandwidth(bandwidth: np.ndarray, hosts: Sequence[str], *, rho: float = 0.3):
@@ -74,8 +79,9 @@ def measured_platform(cal: Calibration, *, rho: float = 0.3, name: str = "measur
     return with_clusters(cal.platform(name=name), clusters_by_bandwidth(cal.bandwidth, cal.hosts, rho=rho))
 
 
-def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] = (1000, 200_000), repeat: int = 3,
-              burst: int = 2, rho: float = 0.3, name: str = "measured"):
+def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] = SIZES, repeat: int = 3,
+              burst: int = 2, time_per_size: float = 0.25, max_time: float = 0.1, rho: float = 0.3,
+              name: str = "measured"):
     """Measure every pair of ranks of ``comm`` by ping-pong and return the measured platform, on every rank.
 
     Collective: every rank of ``comm`` calls it.
@@ -85,7 +91,7 @@ def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] 
     comm : mpi4py.MPI.Comm
     hosts : sequence of str, optional
         The host name of each rank (default ``h0``, ``h1``, ...).
-    sizes, repeat, burst
+    sizes, repeat, burst, time_per_size, max_time
         As for :func:`collsched.runtime.calibrate.calibrate`.
     rho : float
         Tolerance of the clustering.
@@ -116,7 +122,8 @@ def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] 
     hosts = tuple(hosts) if hosts is not None else tuple(f"h{i}" for i in range(comm.Get_size()))
     if len(hosts) != comm.Get_size():
         raise ValueError(f"calibrate: {len(hosts)} host names for {comm.Get_size()} ranks")
-    task = pingpong_task(hosts, sizes=sizes, repeat=repeat, burst=burst)
+    task = pingpong_task(hosts, sizes=sizes, repeat=repeat, burst=burst, time_per_size=time_per_size,
+                         max_time=max_time)
     private = comm.Dup()
     try:
         answer = private.bcast(pingpong_rank(private, task, list(hosts)), root=0)
@@ -153,7 +160,7 @@ def read_hostfile(path) -> list[str]:
     return names
 
 
-def calibrate_hosts(hostfile, output, *, sizes: Sequence[int] = (1000, 200_000), repeat: int = 3,
+def calibrate_hosts(hostfile, output, *, sizes: Sequence[int] = SIZES, repeat: int = 3,
                     timeout: float = 600.0):
     """``collsched calibrate --hosts HOSTFILE -o platform.json``: one rank per host line, measured and clustered.
 

@@ -4,7 +4,12 @@ For each measured pair ``(a, b)`` (one after the other, the other ranks
 idle) and each message size ``m``, inside one MPI job:
 
 * **one-way time** ``T(m)``: half the round trip of ``m`` bytes ``a → b → a``
-  (blocking ``Send``/``Recv``), best of ``repeat`` after one warm-up;
+  (blocking ``Send``/``Recv``), best of ``repeat`` after one warm-up, or of
+  as many as fit in ``time_per_size`` seconds if that is more (other work
+  on the machine only adds time: more tries at a short message cost little
+  and find an undisturbed one); once ``T(m)`` reaches ``max_time`` seconds
+  (from the second size on), the larger sizes are not measured for that pair
+  (NaN): a sweep long enough for a fast link takes no longer on a slow one;
 * **gap** ``g(m)``: ``a`` sends ``burst`` messages of ``m`` bytes back to back
   (``Isend`` then ``Waitall``), ``b`` answers with one byte once it has them
   all; ``g(m) = (elapsed - 2 T(m_0)) / burst``;
@@ -14,9 +19,21 @@ idle) and each message size ``m``, inside one MPI job:
   message has had time to arrive (``b`` sleeps ``2 T(m)`` first).
 
 From these: latency ``α = T(m_0)`` (the smallest size) and bandwidth
-``β = 1 / s`` where ``s`` is the slope of the least-squares line through the
-``(m, T(m))`` (if noise makes it 0 or negative: ``m_k / T(m_k)`` for the
-largest size), the α-β model of the pair; and pLogP parameters ``L = T(m_0)``, ``g``, ``o_s``, ``o_r`` as
+``β = 1 / s`` where ``s`` is the slope of a robust line (Siegel's repeated
+medians, :func:`scipy.stats.siegelslopes`) through the ``(m, T(m))`` of the
+sizes past the smallest when there are three or more, through both when
+there are two (if noise makes it 0 or negative: ``m_k / T(m_k)`` for the
+largest size measured), the α-β model of the pair. The smallest message is left out
+of the slope because it goes differently: MPI sends it eagerly, while
+messages past the eager limit (64 kB for Open MPI's TCP transport) wait for
+a handshake, a step in ``T(m)`` that a line through both would read as
+bandwidth (0.84 of the rate between 64 and 128 kB on the emulated network).
+So, for an accurate β, give sizes past the eager limit and large enough
+that scheduling noise is small beside their time (on a loaded machine a
+transfer can end a clock tick late, 4 ms at ``HZ=250``, whatever the
+repeats); the repeated medians then ignore one size whose every repeat was
+disturbed. And
+pLogP parameters ``L = T(m_0)``, ``g``, ``o_s``, ``o_r`` as
 piecewise-linear functions of the size
 (:class:`~collsched.simulation.plogp.PLogPParams`). The overheads include
 whatever copying MPI does in the call (for a large message, the transfer
@@ -63,7 +80,7 @@ class Calibration:
     pairs : tuple of (int, int)
         Measured ordered pairs (host indices); the reverse pair takes the same numbers.
     one_way, gap, send_overhead, recv_overhead : numpy.ndarray
-        Seconds, shape ``(len(pairs), len(sizes))``.
+        Seconds, shape ``(len(pairs), len(sizes))``; NaN for the sizes a pair did not measure (``max_time``).
 
     Examples
     --------
@@ -100,15 +117,32 @@ class Calibration:
 
     @property
     def bandwidth(self) -> np.ndarray:
-        """β per ordered pair (bytes/s; NaN where not measured): 1 / the slope of ``T(m)`` (least squares).
+        """β per ordered pair (bytes/s; NaN where not measured): 1 / the slope of ``T(m)`` (repeated medians).
 
-        If timing noise makes the slope 0 or negative (a very fast network
+        The line goes through the sizes past the smallest if there are three
+        or more, through both sizes otherwise (see the module docstring). If
+        timing noise makes the slope 0 or negative (a very fast network
         measured with small sizes), β is the largest size over its one-way time.
+
+        Examples
+        --------
+        One of the four sizes in the line disturbed (its time doubled) leaves β as it was:
+
+        >>> from dataclasses import replace
+        >>> t = np.array([[1e-5, 1e-3, 2e-3, 4e-3, 8e-3]])
+        >>> c = Calibration(("a", "b"), (8, 1000, 2000, 4000, 8000), ((0, 1),), one_way=t, gap=np.zeros((1, 5)),
+        ...                 send_overhead=np.zeros((1, 5)), recv_overhead=np.zeros((1, 5)))
+        >>> round(c.bandwidth[0, 1]), round(replace(c, one_way=t * [1, 1, 2, 1, 1]).bandwidth[0, 1])
+        (1000000, 1000000)
+
+        A pair that stopped before the largest size (``max_time``) is fitted on what it measured:
+
+        >>> stopped = replace(c, one_way=t * [1, 1, 1, 1, np.nan])
+        >>> round(stopped.bandwidth[0, 1]), stopped.plogp("a", "b").g.sizes
+        (1000000, (8.0, 1000.0, 2000.0, 4000.0))
         """
         m = np.asarray(self.sizes, dtype=float)
-        slope = np.polyfit(m, self.one_way.T, 1)[0]
-        plain = m[-1] / self.one_way[:, -1]  # if noise makes the slope <= 0: size / time of the largest message
-        return self._matrix(np.where(slope > 0, 1.0 / np.where(slope > 0, slope, 1.0), plain))
+        return self._matrix([_bandwidth(m[np.isfinite(t)], t[np.isfinite(t)]) for t in self.one_way])
 
     def plogp(self, a: str, b: str) -> PLogPParams:
         """pLogP parameters of the pair ``(a, b)`` (or ``(b, a)`` if only that one was measured).
@@ -124,10 +158,11 @@ class Calibration:
         """
         i, j = self.hosts.index(a), self.hosts.index(b)
         k = self.pairs.index((i, j)) if (i, j) in self.pairs else self.pairs.index((j, i))
-        sizes = list(self.sizes)
-        return PLogPParams(L=float(self.one_way[k, 0]), g=Piecewise(sizes, np.maximum(self.gap[k], 0.0)),
-                           o_s=Piecewise(sizes, np.maximum(self.send_overhead[k], 0.0)),
-                           o_r=Piecewise(sizes, np.maximum(self.recv_overhead[k], 0.0)))
+        done = np.isfinite(self.one_way[k])
+        sizes = list(np.asarray(self.sizes)[done])
+        return PLogPParams(L=float(self.one_way[k, 0]), g=Piecewise(sizes, np.maximum(self.gap[k][done], 0.0)),
+                           o_s=Piecewise(sizes, np.maximum(self.send_overhead[k][done], 0.0)),
+                           o_r=Piecewise(sizes, np.maximum(self.recv_overhead[k][done], 0.0)))
 
     def plogp_model(self, platform):
         """A :class:`~collsched.simulation.models.PLogP` model of ``platform``'s clusters, from the measurements.
@@ -189,9 +224,27 @@ class Calibration:
         return Platform([Node(h) for h in self.hosts], links, name=name)
 
 
+def _bandwidth(m: np.ndarray, t: np.ndarray) -> float:
+    """β of one pair from its sizes ``m`` and one-way times ``t`` (measured ones only): see the module docstring.
+
+    Examples
+    --------
+    >>> _bandwidth(np.array([8.0, 1e3, 2e3, 4e3]), np.array([1e-5, 1e-3, 2e-3, 4e-3]))
+    1000000.0...
+    >>> _bandwidth(np.array([8.0, 1e3]), np.array([2e-3, 1e-3]))  # noise: no positive slope
+    1000000.0
+    """
+    from scipy.stats import siegelslopes
+
+    line = slice(1, None) if len(m) >= 3 else slice(None)
+    slope = siegelslopes(t[line], m[line]).slope
+    return float(1.0 / slope) if slope > 0 else float(m[-1] / t[-1])
+
+
 def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
               sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5, burst: int = 8,
-              emulation=None, timeout: float = 300.0) -> Calibration:
+              time_per_size: float = 0.0, max_time: float = np.inf, emulation=None,
+              timeout: float = 300.0) -> Calibration:
     """Measure the pairs of ``platform``'s hosts by ping-pong (one MPI job).
 
     Parameters
@@ -206,6 +259,10 @@ def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
         Round trips per size (the best is kept).
     burst : int
         Messages per gap measurement.
+    time_per_size : float
+        Seconds of round trips per size at least (more than ``repeat`` of them if they fit).
+    max_time : float
+        A pair measures no larger size once a one-way time (from the second size on) reaches this (seconds).
     emulation : Emulation, optional
         Measure the emulated network (:mod:`.emulation`) instead of the local one.
     timeout : float
@@ -226,20 +283,22 @@ def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
     See the module docstring.
     """
     hosts = tuple(platform.hosts)
-    task = pingpong_task(hosts, pairs=pairs, sizes=sizes, repeat=repeat, burst=burst, where=platform.name)
+    task = pingpong_task(hosts, pairs=pairs, sizes=sizes, repeat=repeat, burst=burst, time_per_size=time_per_size,
+                         max_time=max_time, where=platform.name)
     (answer,) = launch(list(hosts), [task], timeout=timeout, emulation=emulation)
     return calibration_of(hosts, task, answer)
 
 
 def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5,
-                  burst: int = 8, where: str = "the job") -> dict:
+                  burst: int = 8, time_per_size: float = 0.0, max_time: float = np.inf,
+                  where: str = "the job") -> dict:
     """The ping-pong task of a calibration (every rank runs it: :func:`~.pingpong.pingpong_rank`), options checked.
 
     Parameters
     ----------
     hosts : sequence of str
         The host of each rank.
-    pairs, sizes, repeat, burst
+    pairs, sizes, repeat, burst, time_per_size, max_time
         As for :func:`calibrate`.
     where : str
         What the hosts belong to, for messages.
@@ -261,6 +320,10 @@ def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8
     Traceback (most recent call last):
     ...
     ValueError: calibrate option sizes=[64, 8] must be at least two increasing sizes >= 1 byte
+    >>> pingpong_task(["a", "b"], time_per_size=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: calibrate option time_per_size=-1 is not a number of seconds >= 0
     """
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2 or sizes != sorted(set(sizes)) or sizes[0] < 1:
@@ -268,6 +331,9 @@ def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8
     for name, v in (("repeat", repeat), ("burst", burst)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"calibrate option {name}={v!r} is not an integer >= 1")
+    for name, v in (("time_per_size", time_per_size), ("max_time", max_time)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+            raise ValueError(f"calibrate option {name}={v!r} is not a number of seconds >= 0")
     hosts = tuple(hosts)
     if pairs is None:
         pairs = [(a, b) for i, a in enumerate(hosts) for b in hosts[i + 1:]]
@@ -275,7 +341,7 @@ def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8
         if a not in hosts or b not in hosts or a == b:
             raise ValueError(f"calibrate pair ({a!r}, {b!r}) is not two distinct hosts of {where!r}")
     return {"kind": "pingpong", "pairs": [[a, b] for a, b in pairs], "sizes": sizes, "repeat": int(repeat),
-            "burst": int(burst)}
+            "burst": int(burst), "time_per_size": float(time_per_size), "max_time": float(max_time)}
 
 
 def calibration_of(hosts: Sequence[str], task: dict, answer: dict) -> Calibration:

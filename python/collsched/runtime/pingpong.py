@@ -34,10 +34,11 @@ def pingpong_rank(comm, task: dict, world: list[str]) -> dict | None:
     from mpi4py import MPI
 
     me = comm.rank
-    sizes, reps, burst = task["sizes"], task["repeat"], task["burst"]
+    sizes, reps, burst, span, enough = (task[k] for k in ("sizes", "repeat", "burst", "time_per_size", "max_time"))
     rows = {k: [] for k in ("one_way", "gap", "send_overhead", "recv_overhead")}
     big = np.zeros(max(sizes) * burst, dtype=np.uint8)
     ack = np.zeros(1, dtype=np.uint8)
+    again = np.zeros(1, dtype=np.uint8)
     for a_name, b_name in task["pairs"]:
         a, b = world.index(a_name), world.index(b_name)
         _quiet_barrier(comm)
@@ -46,9 +47,12 @@ def pingpong_rank(comm, task: dict, world: list[str]) -> dict | None:
         peer = b if me == a else a
         row = {k: [] for k in rows}
         for m in sizes:
+            if len(row["one_way"]) >= 2 and not row["one_way"][-1] < enough:  # both ends agreed on it: NaN from there
+                row["one_way"].append(np.nan)
+                continue
             buf = big[:m]
-            best = np.inf
-            for r in range(reps + 1):  # round trips, the first one warms up
+            best, r, start = np.inf, 0, time.perf_counter()
+            while True:  # round trips, the first one warms up
                 t = time.perf_counter()
                 if me == a:
                     comm.Send(buf, dest=peer, tag=1)
@@ -58,9 +62,22 @@ def pingpong_rank(comm, task: dict, world: list[str]) -> dict | None:
                     comm.Send(buf, dest=peer, tag=1)
                 if r:
                     best = min(best, (time.perf_counter() - t) / 2)
+                r += 1
+                # at least ``reps`` timed round trips and ``span`` seconds: a decides, b follows
+                if me == a:
+                    again[0] = r <= reps or time.perf_counter() - start < span
+                    comm.Send(again, dest=peer, tag=9)
+                else:
+                    comm.Recv(again, source=peer, tag=9)
+                if not again[0]:
+                    break
             row["one_way"].append(_agree(comm, peer, best))
         t0 = row["one_way"][0]
         for m, tm in zip(sizes, row["one_way"]):
+            if np.isnan(tm):  # a size not measured
+                for k in ("gap", "send_overhead" if me == a else "recv_overhead"):
+                    row[k].append(np.nan)
+                continue
             # gap: a burst of messages, then one byte back
             t = time.perf_counter()
             if me == a:
