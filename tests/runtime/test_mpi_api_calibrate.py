@@ -37,9 +37,10 @@ def test_calibrate_recovers_the_switches_and_the_slow_trunk(tmp_path):
     bw = np.array([[measured.bandwidth(a, b) if a != b else np.nan for b in p.hosts] for a in p.hosts])
     same = np.array([[i % 2 == j % 2 and i != j for j in range(4)] for i in range(4)])
     across = np.array([[i % 2 != j % 2 for j in range(4)] for i in range(4)])
-    # htb's shaping as the runtime's emulation test finds it: 0.6-1.15 of the nominal rate across, 0.4-1.15 within
-    assert np.all((bw[across] > 0.6 * SLOW) & (bw[across] < 1.15 * SLOW)), bw
-    assert np.all((bw[same] > 0.4 * FAST) & (bw[same] < 1.15 * FAST)), bw
+    # issue 19's 10%: the emulation shapes message bytes, sizes to 4 MB past the eager limit, a robust slope
+    # (measured 0.95-1.05 of the rate within a switch, 0.985-1.02 across, 2-core machine loaded: docs/mpi.md)
+    assert np.all((bw[across] > 0.9 * SLOW) & (bw[across] < 1.1 * SLOW)), bw / SLOW
+    assert np.all((bw[same] > 0.9 * FAST) & (bw[same] < 1.1 * FAST)), bw / FAST
 
 
 @pytest.mark.mpi

@@ -35,7 +35,7 @@ __all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform", "calibrate
 
 #: Default message sizes (bytes): the smallest for the latency, the others past Open MPI's 64 kB eager limit for
 #: the bandwidth (:attr:`~collsched.runtime.calibrate.Calibration.bandwidth`), up to 4 MB (80 ms at 50 MB/s); a pair
-#: stops once a one-way time reaches ``max_time`` (0.1 s: 512 kB on a 5 MB/s link).
+#: stops once a one-way time reaches ``max_time`` (0.15 s: 1 MB on a 5 MB/s link).
 SIZES = (1000, 131072, 262144, 524288, 1048576, 2097152, 4194304)
 
 
@@ -80,7 +80,7 @@ def measured_platform(cal: Calibration, *, rho: float = 0.3, name: str = "measur
 
 
 def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] = SIZES, repeat: int = 3,
-              burst: int = 2, time_per_size: float = 0.25, max_time: float = 0.1, rho: float = 0.3,
+              burst: int = 2, time_per_size: float = 0.25, max_time: float = 0.15, rho: float = 0.3,
               name: str = "measured"):
     """Measure every pair of ranks of ``comm`` by ping-pong and return the measured platform, on every rank.
 
