@@ -22,7 +22,11 @@ How a Program becomes MSCCL (:func:`to_xml`):
   (:func:`~collsched.interop.msccl.threadblocks.drop_signals`);
 * thread blocks, channels and step dependencies:
   :func:`~collsched.interop.msccl.threadblocks.place`, within the runtime's
-  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock;
+  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock,
+  serialising messages on fewer channels where running them at once would
+  exceed the limits; what still exceeds them raises
+  :class:`~collsched.interop.msccl.lint.LimitError`, which for a forest
+  schedule names the chunk count that fits (:func:`fit_chunks`);
 * operations: a send is an ``s`` step (after ``cpy`` steps if its chunks are
   not contiguous), a receive an ``r`` step (then ``cpy`` steps if its
   chunks go to places that are not contiguous), a reduction ``cpy`` of its
