@@ -121,7 +121,10 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                    max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: S + 1)."),
                    registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing "
                                                                "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
-                                                               "executor and RCCL load a folder instead (MSCCL_ALGO_DIR).")):
+                                                               "executor and RCCL load a folder instead (MSCCL_ALGO_DIR)."),
+                   fit_chunks: bool = typer.Option(False, "--fit-chunks", help="A forest schedule whose chunks exceed "
+                                                   "the runtime's limits: export it in the most chunks that fit (of "
+                                                   "1, 2, 4, ..., 256), and print both times under Fluid.")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
     from .collective_io import load_collective
     from .interop import msccl
@@ -132,6 +135,16 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     p = _platform(platform)
     c = load_collective(collective)
     s = load_program_or_schedule(schedule)
+    if fit_chunks:
+        fitted = msccl.fit_chunks(p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+        if fitted is not s:
+            from .simulation import models, simulate
+
+            before, after = (simulate(p, x.lower(p, c), c, model=models.Fluid()).makespan for x in (s, fitted))
+            console.print(f"the forest in {s.chunks} chunks exceeds the runtime's limits: exported in {fitted.chunks} "
+                          f"chunks (Fluid: {after * 1e6:.3f} us, against {before * 1e6:.3f} us in {s.chunks})",
+                          soft_wrap=True, markup=False)
+        s = fitted
     msccl.write(output, p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))
     console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)

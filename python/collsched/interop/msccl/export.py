@@ -22,7 +22,11 @@ How a Program becomes MSCCL (:func:`to_xml`):
   (:func:`~collsched.interop.msccl.threadblocks.drop_signals`);
 * thread blocks, channels and step dependencies:
   :func:`~collsched.interop.msccl.threadblocks.place`, within the runtime's
-  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock;
+  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock,
+  serialising messages on fewer channels where running them at once would
+  exceed the limits; what still exceeds them raises
+  :class:`~collsched.interop.msccl.lint.LimitError`, which for a forest
+  schedule names the chunk count that fits (:func:`fit_chunks`);
 * operations: a send is an ``s`` step (after ``cpy`` steps if its chunks are
   not contiguous), a receive an ``r`` step (then ``cpy`` steps if its
   chunks go to places that are not contiguous), a reduction ``cpy`` of its
@@ -60,22 +64,25 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from ...algorithms.gpu.plan import CHUNK_CHOICES
 from ...errors import CollschedError, FormatError
+from ...schedules import ForestSchedule
 from ...schedules.program import RECV, SEND
 from ...schedules.validate import lower_any
 from .layout import ROOTED, Layout
-from .lint import MAX_COUNT, MAX_STEPS
+from .lint import MAX_COUNT, MAX_STEPS, LimitError
 from .split import chunk_grid, split_messages
 from .threadblocks import drop_signals, place
 from .xml_read import MAX_CHUNKS
 
-__all__ = ["to_xml", "write", "write_registration", "call_bytes"]
+__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks"]
 
 _KINDS = {"allgather": "allgather", "reducescatter": "reducescatter", "allreduce": "allreduce", "alltoall": "alltoall",
           "broadcast": "broadcast", "reduce": "reduce"}
@@ -174,9 +181,14 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     CollschedError
         Another collective kind, a Program that uses a host that is not a
         participant, pieces so fine that a loop would need more than
-        :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` chunks, a step
-        of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT` chunks,
-        more thread blocks or steps than the runtime runs, a bad window.
+        :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` chunks, a bad window.
+    LimitError
+        A step of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT`
+        chunks, more thread blocks, channels or steps than the runtime runs,
+        or more chunks than collsched writes; for a forest schedule in more
+        than one chunk, the message says in how many chunks (of
+        :data:`~collsched.algorithms.gpu.plan.CHUNK_CHOICES`, fewer) it fits,
+        which :func:`fit_chunks` gives.
 
     Examples
     --------
@@ -188,6 +200,86 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     ...
     collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
     """
+    options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    try:
+        return _to_xml(platform, collective, schedule_or_program, **options)
+    except LimitError as err:
+        if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
+            raise
+        fitted = _fitting(platform, collective, schedule_or_program, options)
+        n = schedule_or_program.chunks
+        if fitted is None:
+            raise LimitError(f"{err.what}; the forest does not fit in fewer chunks either") from None
+        raise LimitError(f"{err.what}; the forest in {n} chunks does not fit, in {fitted.chunks} it does",
+                         fix=f"plan the forest with chunks={fitted.chunks}, or take msccl.fit_chunks() "
+                             "(collsched msccl export --fit-chunks)") from None
+
+
+def _fitting(platform, collective, schedule, options: dict):
+    """``schedule`` in the most chunks of :data:`CHUNK_CHOICES` below its own whose export fits, or None."""
+    for k in sorted((k for k in CHUNK_CHOICES if k < schedule.chunks), reverse=True):
+        fewer = dataclasses.replace(schedule, chunks=k)
+        try:
+            _to_xml(platform, collective, fewer, **options)
+            return fewer
+        except LimitError:
+            continue
+    return None
+
+
+def fit_chunks(platform, collective, schedule, **options):
+    """A forest schedule in the most chunks (its own, or fewer) whose MSCCL export stays within the runtime's limits.
+
+    The chunk counts tried are the schedule's own, then those of
+    :data:`~collsched.algorithms.gpu.plan.CHUNK_CHOICES` below it, largest
+    first. Fewer chunks change the schedule's time (``docs/msccl.md`` gives
+    measured figures): simulate the one returned.
+
+    Parameters
+    ----------
+    platform, collective
+        As :func:`to_xml`.
+    schedule : ForestSchedule
+    **options
+        ``name``, ``proto``, ``min_bytes``, ``max_bytes`` of :func:`to_xml`.
+
+    Returns
+    -------
+    ForestSchedule
+        ``schedule`` itself when its export fits.
+
+    Raises
+    ------
+    CollschedError
+        Not a forest schedule; no chunk count fits (the reason of the
+        schedule's own count), or :func:`to_xml`'s other errors.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.star(3)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> s = cs.plan(g, c, algorithm="forest", chunks=2)
+    >>> fit_chunks(g, c, s) is s
+    True
+    """
+    if not isinstance(schedule, ForestSchedule):
+        raise CollschedError(f"fit_chunks re-lowers forest schedules, not {type(schedule).__name__}",
+                             fix="export the schedule with to_xml")
+    try:
+        _to_xml(platform, collective, schedule, **options)
+        return schedule
+    except LimitError as err:
+        fitted = _fitting(platform, collective, schedule, options)
+        if fitted is None:
+            raise LimitError(err.what + ("; the forest does not fit in fewer chunks either" if schedule.chunks > 1
+                                         else ""), fix=err.fix) from None
+        return fitted
+
+
+def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
+            min_bytes: int | None = None, max_bytes: int | None = None) -> str:
+    """:func:`to_xml` of one schedule or Program, as it is."""
     kind = collective.kind
     if kind not in _KINDS:
         raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
@@ -213,9 +305,9 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     # the coarsest chunks that still cut every piece where the program cuts it; messages cut to one step each
     unit, scale, nchunks = chunk_grid(program, kind, n)
     if nchunks > MAX_CHUNKS:
-        raise CollschedError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
-                             f"{nchunks} chunks per loop, collsched writes at most {MAX_CHUNKS}",
-                             fix="export a schedule with coarser pieces")
+        raise LimitError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
+                         f"{nchunks} chunks per loop, collsched writes at most {MAX_CHUNKS}",
+                         fix="export a schedule with coarser pieces")
     program = split_messages(program, unit=unit, scale=scale)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
@@ -316,11 +408,11 @@ def _check_limits(gpus) -> None:
         for key, steps in g.tbs.items():
             big = next((st for st in steps if st["cnt"] > MAX_COUNT), None)
             if big is not None:
-                raise CollschedError(f"gpu {g.g}: a {big['type']!r} step would move {big['cnt']} chunks, the runtime "
-                                     f"moves at most {MAX_COUNT} in one step", fix="export a schedule with smaller messages")
+                raise LimitError(f"gpu {g.g}: a {big['type']!r} step would move {big['cnt']} chunks, the runtime "
+                                 f"moves at most {MAX_COUNT} in one step", fix="export a schedule with smaller messages")
             if len(steps) > MAX_STEPS:
-                raise CollschedError(f"gpu {g.g}: a thread block would have {len(steps)} steps, the runtime runs "
-                                     f"at most {MAX_STEPS}", fix="export a schedule with fewer messages between two GPUs")
+                raise LimitError(f"gpu {g.g}: a thread block would have {len(steps)} steps, the runtime runs "
+                                 f"at most {MAX_STEPS}", fix="export a schedule with fewer messages between two GPUs")
 
 
 def _render(gpus, lay: Layout, kind: str, name: str, proto: str, lo: int, hi: int) -> str:

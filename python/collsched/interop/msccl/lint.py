@@ -58,9 +58,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import CollschedError
 from .xml_read import Algo
 
-__all__ = ["Finding", "lint", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
+__all__ = ["Finding", "lint", "LimitError", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
            "MAX_COUNT"]
 
 MAX_STEPS = 256
@@ -81,6 +82,16 @@ MAX_CHANNELS = 32
 MAX_COUNT = 71
 """Chunks one step may move: the parsers refuse ``count >= MSCCL_MAX_COUNT`` (72; microsoft/msccl
 ``src/graph/topo.cc``, msccl-executor-nccl ``src/misc/msccl/msccl_parser.cc:577``)."""
+
+
+class LimitError(CollschedError):
+    """An export that would exceed one of the runtime's limits above (collsched refuses to write it).
+
+    Examples
+    --------
+    >>> isinstance(LimitError("gpu 0 would need 217 thread blocks"), CollschedError)
+    True
+    """
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,17 @@ channel in order. :func:`place` packs operations as follows.
 5. **Dependencies.** A step names another thread block's step only when
    no chain of waits on its GPU (earlier steps of its own block, its other
    dependencies) already orders them; each extra name is a ``nop``.
+6. **Serialised, when that does not fit.** When steps 3 and 4 need more
+   than :data:`~collsched.interop.msccl.lint.MAX_CHANNELS` channels between
+   two GPUs or more than :data:`~collsched.interop.msccl.lint.MAX_TBS`
+   thread blocks on a GPU, they run again with fewer channels and longer
+   ones: the blocks of a GPU, less a quarter kept for local work, are
+   shared equally by the directions it talks in (to a peer, from a peer),
+   a pair of GPUs gets the smaller share of its two ends, and a channel
+   takes :data:`SERIAL_LANE_STEPS` steps. A message that finds no free
+   channel joins the one that frees first, so it waits in its thread block
+   for the messages before it there: they are serialised, in ``O``, so
+   still without deadlock.
 
 The packing adds waits (a step waits for the previous step of its block).
 Taking ``O`` from the simulated end times makes them waits for operations
@@ -67,7 +78,7 @@ import numpy as np
 
 from ...errors import CollschedError
 from ...schedules.program import COMPUTE, RECV, SEND, program_of_columns
-from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
+from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL, LimitError
 
 __all__ = ["Placement", "place", "drop_signals", "LANE_MESSAGES"]
 
@@ -75,6 +86,8 @@ LANE_MESSAGES = MAX_STEPS // 4
 """Messages per channel between two GPUs at most, a message of several pieces counted as ``1 +`` its pieces (a
 thread block's steps are its messages, their ``cpy`` steps, the computations it takes and the ``nop`` steps of
 their dependencies)."""
+SERIAL_LANE_STEPS = MAX_STEPS * 3 // 4
+"""Steps per channel between two GPUs when the messages are serialised (step 6 of the module docstring)."""
 STEP_BUDGET = MAX_STEPS * 3 // 4
 """The steps a thread block takes computations up to (estimated; :func:`~collsched.interop.msccl.export.to_xml`
 checks the exact count against :data:`~collsched.interop.msccl.lint.MAX_STEPS`)."""
@@ -195,9 +208,10 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
 
     Raises
     ------
-    CollschedError
-        A GPU would need more than :data:`~collsched.interop.msccl.lint.MAX_TBS`
-        thread blocks, or two GPUs more than :data:`~collsched.interop.msccl.lint.MAX_CHANNELS` channels.
+    LimitError
+        Even serialised (step 6), a GPU would need more than
+        :data:`~collsched.interop.msccl.lint.MAX_TBS` thread blocks, or two
+        GPUs more channels than their share.
 
     Examples
     --------
@@ -211,13 +225,21 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     >>> sorted({pl.tb[i] for i in pl.order if pl.gpu[i] == 0}), max(pl.channel.values())
     ([(-1, 7, 0), (1, -1, 0)], 0)
     """
+    trace = _trace(program, platform, collective)
+    try:
+        return _place(program, trace, rank_of, serial=False)
+    except LimitError:   # step 6: the messages serialised on fewer channels
+        return _place(program, trace, rank_of, serial=True)
+
+
+def _place(program, trace, rank_of: dict, *, serial: bool) -> Placement:
+    """:func:`place` with the trace of the Program under ``Fluid``; ``serial``: step 6 of the module docstring."""
     n_ops = program.n_ops
     kind = [int(k) for k in program.op_kind]
     eff = [_deps(program, i) for i in range(n_ops)]
     send_of, recv_of = program.message_ops()
     pair = {int(recv_of[m]): int(send_of[m]) for m in range(len(send_of)) if send_of[m] >= 0 and recv_of[m] >= 0}
     # step 2: the global order O
-    trace = _trace(program, platform, collective)
     start, end = trace.start, trace.end
     waits = {i: eff[i] + ([pair[i]] if i in pair else []) for i in range(n_ops)}
     missing = {i: len(w) for i, w in waits.items()}
@@ -243,6 +265,16 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     n = max(rank_of.values()) + 1
     groups = -(-(n - 1) // MAX_TBS_PER_CHANNEL) if n > 1 else 1
     most = MAX_CHANNELS // groups
+    budget = SERIAL_LANE_STEPS if serial else LANE_MESSAGES
+    if serial:   # a GPU's blocks for messages: MAX_TBS less those for local work, shared by its peers' directions
+        ends: dict[int, set] = {}
+        for r, s in pair.items():
+            ends.setdefault(gpu[s], set()).add((gpu[r], 0))
+            ends.setdefault(gpu[r], set()).add((gpu[s], 1))
+        share = {g: max(1, (MAX_TBS - MAX_TBS // 4) // len(e)) for g, e in ends.items()}
+
+    def cap(a: int, b: int) -> int:
+        return min(most, share[a], share[b]) if serial else most
     lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count,
     #                                                    last send, last recv]
     channel: dict[int, int] = {}
@@ -251,18 +283,18 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     for r, s in sorted(pair.items(), key=lambda x: pos[x[1]]):
         a, b = gpu[s], gpu[r]
         mine = lanes.setdefault((a, b), [])
-        fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] + steps[r] <= LANE_MESSAGES]
+        fits = [c for c, lane in enumerate(mine) if lane[0] < pos[r] and lane[3] + steps[r] <= budget]
         free = [c for c in fits if mine[c][1] <= start[s] and mine[c][2] <= end[r]]
         if free:   # the free lane of a message it waits for, if any: that wait then needs no nop
             mine_deps = set(eff[s]) | set(eff[r])
             c = next((c for c in free if mine[c][4] in mine_deps or mine[c][5] in mine_deps), free[0])
-        elif len(mine) < most:
+        elif len(mine) < cap(a, b):
             c = len(mine)
             mine.append([-1, 0.0, 0.0, 0, -1, -1])
         elif fits:
             c = min(fits, key=lambda c: (mine[c][2], c))
         else:
-            raise CollschedError(f"gpu {a} sends to gpu {b} in an order that needs more than {most} channels",
+            raise LimitError(f"gpu {a} sends to gpu {b} in an order that needs more than {cap(a, b)} channels",
                                  fix="export a schedule with fewer messages between two GPUs")
         mine[c] = [pos[r], max(mine[c][1], float(end[s])), max(mine[c][2], float(end[r])), mine[c][3] + steps[r], s, r]
         channel[int(program.op_msg[s])] = c * groups + ((b - a) % n - 1) // MAX_TBS_PER_CHANNEL
@@ -299,7 +331,7 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
         per_gpu.setdefault(gpu[i], set()).add(tb[i])
     worst = max(per_gpu.items(), key=lambda x: len(x[1]), default=(0, set()))
     if len(worst[1]) > MAX_TBS:
-        raise CollschedError(f"gpu {worst[0]} would need {len(worst[1])} thread blocks, the runtime runs at most "
+        raise LimitError(f"gpu {worst[0]} would need {len(worst[1])} thread blocks, the runtime runs at most "
                              f"{MAX_TBS}", fix="export a schedule with fewer concurrent messages")
     # step 5: the dependencies no chain of waits implies. A block runs its steps in order, so what op i waits
     # for, directly or not, is a vector clock: per block of its GPU, the last step of that block it follows
