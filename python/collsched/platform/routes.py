@@ -41,7 +41,8 @@ from ..errors import PlatformError
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Platform
 
-__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_numbers", "unique_pairs"]
+__all__ = ["PairRoutes", "pair_routes", "first_unreachable", "channels", "sharing_codes", "link_numbers",
+           "unique_pairs"]
 
 _I = np.int64
 
@@ -293,6 +294,58 @@ def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst
     arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], spine]
     arcs[hop_ptr[:-1][far] + 2] = from_spine[spine, leaf[dst[far]]]
     return hop_ptr, arcs // 2, (arcs % 2) == 0
+
+
+def first_unreachable(platform: Platform, pairs: Sequence[tuple[str, str]]) -> int | None:
+    """The index of the first pair ``(src, dst)`` with no route (or not two hosts), or None if every pair has one.
+
+    What :meth:`Platform.has_route <collsched.platform.Platform.has_route>`
+    says of each pair, without routing every pair: e-cube and d-mod-k
+    routings route every pair of hosts (their ``bind`` checked every host
+    and link they use); shortest-path routing reaches what the source's
+    tree reaches (one tree per source, from the Rust core); any other
+    routing is asked pair by pair, up to the first pair without a route.
+
+    Parameters
+    ----------
+    platform : Platform
+    pairs : sequence of (str, str)
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from collsched.platform import Link, Node, Platform
+    >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))])
+    >>> first_unreachable(p, [("a", "b"), ("b", "a"), ("b", "b")]) is None
+    True
+    >>> first_unreachable(p, [("a", "b"), ("c", "a"), ("a", "c")]), first_unreachable(p, [("a", "zz")])
+    (1, 0)
+    """
+    from . import routing as rt
+
+    index = {h: i for i, h in enumerate(platform.hosts)}
+    src = np.array([index.get(a, -1) for a, _ in pairs], dtype=_I)
+    dst = np.array([index.get(b, -1) for _, b in pairs], dtype=_I)
+    ok = (src >= 0) & (dst >= 0)   # has_route is False for a name that is not a host
+    kind = type(platform.routing)
+    if kind is rt.ShortestPath:
+        moving = np.flatnonzero(ok & (src != dst))
+        if moving.shape[0]:
+            sources = np.unique(src[moving])
+            parent, _ = platform.routing.trees(platform, [platform.hosts[s] for s in sources.tolist()])
+            node_index = {n: i for i, n in enumerate(platform.nodes)}
+            host_node = np.array([node_index[h] for h in platform.hosts], dtype=_I)
+            ok[moving] = parent[np.searchsorted(sources, src[moving]), host_node[dst[moving]]] >= 0
+    elif kind not in (rt.ECube, rt.DModK):
+        for k, (a, b) in enumerate(pairs):
+            if not platform.has_route(a, b):
+                return k
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.shape[0] else None
 
 
 def link_numbers(platform: Platform) -> tuple[np.ndarray, np.ndarray]:
