@@ -180,6 +180,8 @@ def pair_routes(platform: Platform, ranks: Sequence[str], src, dst) -> PairRoute
     if found is None:
         found = _dmodk_routes(platform, ranks, src, dst)
     if found is None:
+        found = _ecube_routes(platform, ranks, src, dst)
+    if found is None:
         hop_ptr, hop_link, hop_fwd = _routes_one_by_one(platform, ranks, src, dst)
     else:
         hop_ptr, hop_link, hop_fwd = found
@@ -293,6 +295,46 @@ def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst
     spine = rank_host[dst[far]] % len(routing.spines)
     arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], spine]
     arcs[hop_ptr[:-1][far] + 2] = from_spine[spine, leaf[dst[far]]]
+    return hop_ptr, arcs // 2, (arcs % 2) == 0
+
+
+def _ecube_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
+    """E-cube routing on a hypercube, many pairs at once (or None for another routing or router ranks).
+
+    The same routes as :meth:`ECube.route <collsched.platform.routing.ECube.route>`: the
+    differing address bits corrected one at a time, lowest first, one level of hops per bit.
+    """
+    from . import routing as rt
+
+    routing = platform.routing
+    if not isinstance(routing, rt.ECube) or not all(platform.nodes[r].is_host for r in ranks):
+        return None
+    size = len(routing.address)
+    bits = size.bit_length() - 1
+    node = {a: n for n, a in routing.address.items()}
+    link_no = {lid: i for i, lid in enumerate(platform.links)}
+
+    def arc(u: str, v: str) -> int:   # 2 * link + (0 forward, 1 backward), as the routing picks it
+        link, forward = rt._hop_between(platform, u, v)
+        return 2 * link_no[link] + (not forward)
+
+    # step[x, k]: the hop from the node at address x across dimension k
+    step = np.array([[arc(node[x], node[x ^ (1 << k)]) for k in range(bits)] for x in range(size)],
+                    dtype=_I).reshape(size, bits)
+    address = np.array([routing.address[r] for r in ranks], dtype=_I)
+    cur, diff = address[src], address[src] ^ address[dst]
+    counts = np.zeros(src.shape[0], _I)
+    for k in range(bits):
+        counts += (diff >> k) & 1
+    hop_ptr = np.zeros(src.shape[0] + 1, _I)
+    np.cumsum(counts, out=hop_ptr[1:])
+    arcs = np.empty(int(hop_ptr[-1]), _I)
+    done = np.zeros(src.shape[0], _I)   # hops of each route written so far
+    for k in range(bits):
+        on = np.flatnonzero((diff >> k) & 1)
+        arcs[hop_ptr[on] + done[on]] = step[cur[on], k]
+        cur[on] ^= 1 << k
+        done[on] += 1
     return hop_ptr, arcs // 2, (arcs % 2) == 0
 
 
