@@ -72,11 +72,25 @@ class GraphPaths:
     widest: np.ndarray
 
     def row(self, source: str) -> int:
-        """The row of ``source`` (KeyError if it is not one)."""
+        """The row of ``source`` (KeyError if it is not one).
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> graph_paths(topologies.star(3), ["h2", "h0"]).row("h0")
+        1
+        """
         return self._rows[source]
 
     def column(self, node: str) -> int:
-        """The column of ``node`` (KeyError if it is not a node of the graph view)."""
+        """The column of ``node`` (KeyError if it is not a node of the graph view).
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> graph_paths(topologies.star(3), ["h2"]).column("sw")
+        3
+        """
         return self._columns[node]
 
     @cached_property
