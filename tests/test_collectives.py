@@ -116,3 +116,18 @@ def test_the_bases_are_abstract():
         cs.Schedule()
     with pytest.raises(TypeError):
         cs.models.Model()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_alltoall_messages_are_those_of_the_double_loop(seed):
+    rng = np.random.default_rng(seed)
+    hosts = [f"h{i}" for i in range(12)]
+    senders = [hosts[i] for i in rng.permutation(12)[:9]]
+    receivers = [hosts[i] for i in rng.permutation(12)[:7]]
+    sizes = rng.choice([0.0, 1.5, 2.0, 1e6], size=(9, 7))
+    if not (sizes > 0).any():
+        sizes[0, 0] = 1.0
+    c = cs.AllToAll(senders=senders, receivers=receivers, size=sizes)
+    expected = [(s, r, float(sizes[i, j])) for i, s in enumerate(senders) for j, r in enumerate(receivers)
+                if s != r and sizes[i, j] > 0]
+    assert c.messages() == expected and all(type(m) is float for _, _, m in c.messages())

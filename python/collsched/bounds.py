@@ -29,7 +29,6 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
@@ -38,37 +37,11 @@ import numpy as np
 
 from .algorithms.orderings.exchange_bound import exchange_bound  # re-exported: its home is the exchanges' family
 from .errors import CollectiveError
+from .platform.paths import GraphPaths, graph_paths
 from .schedules.base import Bound
 from .simulation.models import Circuit, Fluid, Model, OnePort
 
 __all__ = ["exchange_bound", "collective_bound", "OwnModel", "own_model"]
-
-
-def _graph_metrics(platform, sources) -> tuple[dict, dict]:
-    """Per source: least latency and widest bottleneck bandwidth to every node, over graph paths.
-
-    Schedules may relay data through other hosts (trees do), so these are
-    taken over every path of the graph view, not only the static routes.
-    """
-    import networkx as nx
-
-    g = platform._graph
-    least = {s: nx.single_source_dijkstra_path_length(g, s, weight="latency") for s in sources}
-    widest = {}
-    for s in sources:  # widest path: Dijkstra on the bottleneck (a max-heap of bandwidths)
-        best = {s: np.inf}
-        heap = [(-np.inf, s)]
-        while heap:
-            neg, u = heapq.heappop(heap)
-            if -neg < best.get(u, 0.0):
-                continue
-            for v, e in g.adj[u].items():
-                w = min(-neg, e["bandwidth"])
-                if w > best.get(v, 0.0):
-                    best[v] = w
-                    heapq.heappush(heap, (-w, v))
-        widest[s] = best
-    return least, widest
 
 
 def _capacity(platform, node: str, model: Model, out: bool) -> float:
@@ -243,29 +216,57 @@ def _tasks(collective) -> int:
     return len(collective.participants) - 1 if collective.kind == "reduce" and collective.task_cost > 0 else 0
 
 
-def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
-    paths, out, into = _flows_of(collective)
-    least, widest = _graph_metrics(platform, {s for s, _, _ in paths} | set(getattr(collective, "hosts", ())))
-    terms = [_port_load(platform, model, out, into)]
-    terms.extend(_spreads(platform, collective, model))
+def _alone(platform, collective, model: Model, paths, table: GraphPaths) -> list[tuple[float, str]]:
+    """The largest time one must-travel path takes alone (the first such path): a list of at most one term.
+
+    Least latency plus bytes over the widest path of the graph view; where
+    a block may be cut into pieces on disjoint paths (reductions, an
+    all-gather under multi-port), bytes over what its sender can send and
+    its receiver take in instead.
+    """
+    if not paths:
+        return []
     reduction = collective.kind in ("reducescatter", "allreduce")
     split = reduction or (collective.kind == "allgather" and not _one_port(model))
-    for s, d, m in paths:
-        if split:  # a block may be cut into pieces on disjoint paths: its rate is at most what s sends, d takes in
-            rate = min(_capacity(platform, s, model, True), _capacity(platform, d, model, False))
-            what = f"the contribution of {s} to {d}" if reduction else f"the block {s}->{d}"
-            terms.append((least[s].get(d, np.inf) + m / rate, f"{what} alone, over every link of both"))
-            continue
-        terms.append((least[s].get(d, np.inf) + m / widest[s].get(d, 0.0),
-                      f"the message {s}->{d} alone on its fastest path"))
+    rows = np.array([table.row(s) for s, _, _ in paths], dtype=np.int64)
+    cols = np.array([table.column(d) for _, d, _ in paths], dtype=np.int64)
+    size = np.array([m for _, _, m in paths], dtype=np.float64)
+    if split:  # a block may be cut into pieces on disjoint paths: its rate is at most what s sends, d takes in
+        out = {h: _capacity(platform, h, model, True) for h in dict.fromkeys(s for s, _, _ in paths)}
+        into = {h: _capacity(platform, h, model, False) for h in dict.fromkeys(d for _, d, _ in paths)}
+        rate = np.array([min(out[s], into[d]) for s, d, _ in paths], dtype=np.float64)
+    else:
+        rate = table.widest[rows, cols]
+    if not np.all(rate > 0):  # an unreachable pair (no path, no capacity) divides by zero, as Python's floats do
+        raise ZeroDivisionError("float division by zero")
+    times = table.least[rows, cols] + size / rate
+    k = int(np.argmax(times))  # the first of the largest, as max() over the terms in path order takes it
+    s, d, _ = paths[k]
+    if split:
+        what = f"the contribution of {s} to {d}" if reduction else f"the block {s}->{d}"
+        return [(float(times[k]), f"{what} alone, over every link of both")]
+    return [(float(times[k]), f"the message {s}->{d} alone on its fastest path")]
+
+
+def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
+    paths, out, into = _flows_of(collective)
+    table = graph_paths(platform, [*dict.fromkeys(s for s, _, _ in paths), *getattr(collective, "hosts", ())])
+    terms = [_port_load(platform, model, out, into)]
+    terms.extend(_spreads(platform, collective, model))
+    terms.extend(_alone(platform, collective, model, paths, table))
     if _tasks(collective):
         target = collective.target
         speeds = {h: platform.nodes[h].speed for h in platform.hosts if platform.nodes[h].speed > 0}
+        to_target = table.column(target)
+
+        def way(h: str) -> float:  # least latency plus bytes over the widest path from h to the target
+            i = table.row(h)
+            widest = float(table.widest[i, to_target])
+            return float(table.least[i, to_target]) + collective.size / (widest if widest > 0 else np.inf)
+
         # the last combination runs somewhere, and its result still has to reach the target
-        last = min(collective.task_cost / sp + (0.0 if h == target else
-                                                 least.get(h, {}).get(target, np.inf)
-                                                 + collective.size / widest.get(h, {}).get(target, np.inf))
-                   for h, sp in speeds.items() if h in least or h == target) if speeds else 0.0
+        last = min(collective.task_cost / sp + (0.0 if h == target else way(h))
+                   for h, sp in speeds.items() if h in table.sources or h == target) if speeds else 0.0
         terms.append((last, "the last combination and its way to the target"))
     if collective.kind == "allreduce":
         # an all-gather of blocks is an all-reduce (sum) of the blocks zero-padded to the whole vector: an

@@ -1,11 +1,17 @@
-"""Shortest-path trees of the Rust core against a slow, obvious Dijkstra written from the documented tie-break."""
+"""Shortest-path trees of the Rust core against a slow, obvious Dijkstra written from the documented tie-break.
+
+And the bulk reachability check (``first_unreachable``) against ``has_route`` pair by pair.
+"""
 
 import heapq
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from collsched.errors import PlatformError
 from collsched.platform import Link, Node, Platform, ShortestPath
+from collsched.platform.routes import first_unreachable
 
 
 def reference_route(p: Platform, metric: str, src: str, dst: str):
@@ -58,3 +64,27 @@ def test_rust_trees_match_the_reference(graph, metric):
                 expected = reference_route(p, metric, a, b)
                 assert p.routing.route(p, a, b) == expected
                 assert p.has_route(a, b) == (expected is not None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs(), st.sampled_from(["hops", "latency"]), st.randoms(use_true_random=False))
+def test_first_unreachable_is_the_first_pair_has_route_refuses(graph, metric, rnd):
+    nodes, links = graph
+    names = [n.id for n in nodes] + ["zz"]
+    pairs = [(rnd.choice(names), rnd.choice(names)) for _ in range(rnd.randint(0, 30))]
+    found = first_unreachable(Platform(nodes, links, ShortestPath(metric)), pairs)   # a fresh platform: no cached route
+    p = Platform(nodes, links, ShortestPath(metric))
+    assert found == next((k for k, (a, b) in enumerate(pairs) if not p.has_route(a, b)), None)
+
+
+def test_first_unreachable_under_every_routing():
+    from collsched import topologies
+    from collsched.platform import RouteTable
+
+    table = Platform([Node("a"), Node("b"), Node("c")], [Link("x", 1e9), Link("y", 1e9)],
+                     RouteTable({("a", "c"): ["x", ("y", False)]}))
+    for p in (topologies.fat_tree(3, 2), topologies.hypercube(3), table):
+        pairs = [(a, b) for a in [*p.hosts, *p.routers[:1]] for b in p.hosts]
+        assert first_unreachable(p, pairs) == next((k for k, (a, b) in enumerate(pairs) if not p.has_route(a, b)), None)
+    with pytest.raises(PlatformError, match="host 'b' is unreachable from host 'a', which the test needs"):
+        table.check_reachable([("c", "a"), ("a", "b")], needed_by="the test")

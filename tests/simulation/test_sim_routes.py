@@ -65,3 +65,29 @@ def test_d_mod_k_fast_path_matches_the_routing():
     assert fast is not None
     ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
     assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)
+
+
+def _shuffled_hypercube(d: int, seed: int):
+    """Addresses permuted over the node names, links declared in random order and orientation."""
+    from collsched.platform import ECube
+
+    rng = np.random.default_rng(seed)
+    size = 1 << d
+    address = {f"n{i}": int(a) for i, a in enumerate(rng.permutation(size))}
+    node = {a: n for n, a in address.items()}
+    pairs = [(x, x ^ (1 << k)) for x in range(size) for k in range(d) if x < x ^ (1 << k)]
+    links = [Link(f"l{j}", 1e9, ends=(node[a], node[b]) if rng.random() < 0.5 else (node[b], node[a]))
+             for j, (a, b) in enumerate(pairs[i] for i in rng.permutation(len(pairs)))]
+    return Platform([Node(n) for n in address], links, ECube(address))
+
+
+@pytest.mark.parametrize("p", [cs.topologies.hypercube(1), cs.topologies.hypercube(3), _shuffled_hypercube(2, 0),
+                               _shuffled_hypercube(4, 1)], ids=lambda p: f"{len(p.hosts)}-{p.name}")
+def test_e_cube_fast_path_matches_the_routing(p):
+    n = len(p.hosts)
+    src = np.repeat(np.arange(n), n)
+    dst = np.tile(np.arange(n), n)
+    fast = R._ecube_routes(p, p.hosts, src, dst)
+    assert fast is not None
+    ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
+    assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)

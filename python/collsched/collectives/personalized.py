@@ -163,12 +163,16 @@ class AllToAll(Collective):
     @cached_property
     def _messages(self) -> tuple[tuple[str, str, float], ...]:
         sizes = np.broadcast_to(np.asarray(self.size, dtype=float), (len(self.senders), len(self.receivers)))
-        return tuple((s, r, float(sizes[i, j])) for i, s in enumerate(self.senders)
-                     for j, r in enumerate(self.receivers) if s != r and sizes[i, j] > 0)
+        ids = {h: i for i, h in enumerate(dict.fromkeys(self.senders + self.receivers))}
+        same = np.array([ids[s] for s in self.senders])[:, None] == np.array([ids[r] for r in self.receivers])[None, :]
+        rows, cols = np.nonzero((sizes > 0) & ~same)   # row-major: sender-major, each sender's receivers in order
+        return tuple(zip([self.senders[i] for i in rows.tolist()], [self.receivers[j] for j in cols.tolist()],
+                         sizes[rows, cols].tolist()))
 
     @property
     def hosts(self):
-        return self.senders + tuple(r for r in self.receivers if r not in self.senders)
+        senders = set(self.senders)
+        return self.senders + tuple(r for r in self.receivers if r not in senders)
 
     def pairs(self):
         return ((s, r) for s, r, _ in self.messages())

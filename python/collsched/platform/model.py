@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import PlatformError
-from .routes import pair_routes
+from .routes import first_unreachable, pair_routes
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -472,10 +472,12 @@ class Platform:
         ...
         collsched.errors.PlatformError: platform 'split': host 'a' is unreachable from host 'c', which the gather needs (connect them or add a route)
         """
-        for a, b in pairs:
-            if not self.has_route(a, b):
-                raise PlatformError(f"host {b!r} is unreachable from host {a!r}, which {needed_by} needs",
-                                    where=f"platform {self._name!r}", fix="connect them or add a route")
+        pairs = list(pairs)
+        k = first_unreachable(self, pairs)
+        if k is not None:
+            a, b = pairs[k]
+            raise PlatformError(f"host {b!r} is unreachable from host {a!r}, which {needed_by} needs",
+                                where=f"platform {self._name!r}", fix="connect them or add a route")
 
     def latency(self, src: str, dst: str) -> float:
         """Sum of link latencies along the route (0 from a host to itself).

@@ -41,7 +41,8 @@ from ..errors import PlatformError
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Platform
 
-__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_numbers", "unique_pairs"]
+__all__ = ["PairRoutes", "pair_routes", "first_unreachable", "channels", "sharing_codes", "link_numbers",
+           "unique_pairs"]
 
 _I = np.int64
 
@@ -179,6 +180,8 @@ def pair_routes(platform: Platform, ranks: Sequence[str], src, dst) -> PairRoute
     if found is None:
         found = _dmodk_routes(platform, ranks, src, dst)
     if found is None:
+        found = _ecube_routes(platform, ranks, src, dst)
+    if found is None:
         hop_ptr, hop_link, hop_fwd = _routes_one_by_one(platform, ranks, src, dst)
     else:
         hop_ptr, hop_link, hop_fwd = found
@@ -293,6 +296,98 @@ def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst
     arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], spine]
     arcs[hop_ptr[:-1][far] + 2] = from_spine[spine, leaf[dst[far]]]
     return hop_ptr, arcs // 2, (arcs % 2) == 0
+
+
+def _ecube_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
+    """E-cube routing on a hypercube, many pairs at once (or None for another routing or router ranks).
+
+    The same routes as :meth:`ECube.route <collsched.platform.routing.ECube.route>`: the
+    differing address bits corrected one at a time, lowest first, one level of hops per bit.
+    """
+    from . import routing as rt
+
+    routing = platform.routing
+    if not isinstance(routing, rt.ECube) or not all(platform.nodes[r].is_host for r in ranks):
+        return None
+    size = len(routing.address)
+    bits = size.bit_length() - 1
+    node = {a: n for n, a in routing.address.items()}
+    link_no = {lid: i for i, lid in enumerate(platform.links)}
+
+    def arc(u: str, v: str) -> int:   # 2 * link + (0 forward, 1 backward), as the routing picks it
+        link, forward = rt._hop_between(platform, u, v)
+        return 2 * link_no[link] + (not forward)
+
+    # step[x, k]: the hop from the node at address x across dimension k
+    step = np.array([[arc(node[x], node[x ^ (1 << k)]) for k in range(bits)] for x in range(size)],
+                    dtype=_I).reshape(size, bits)
+    address = np.array([routing.address[r] for r in ranks], dtype=_I)
+    cur, diff = address[src], address[src] ^ address[dst]
+    counts = np.zeros(src.shape[0], _I)
+    for k in range(bits):
+        counts += (diff >> k) & 1
+    hop_ptr = np.zeros(src.shape[0] + 1, _I)
+    np.cumsum(counts, out=hop_ptr[1:])
+    arcs = np.empty(int(hop_ptr[-1]), _I)
+    done = np.zeros(src.shape[0], _I)   # hops of each route written so far
+    for k in range(bits):
+        on = np.flatnonzero((diff >> k) & 1)
+        arcs[hop_ptr[on] + done[on]] = step[cur[on], k]
+        cur[on] ^= 1 << k
+        done[on] += 1
+    return hop_ptr, arcs // 2, (arcs % 2) == 0
+
+
+def first_unreachable(platform: Platform, pairs: Sequence[tuple[str, str]]) -> int | None:
+    """The index of the first pair ``(src, dst)`` with no route (or not two hosts), or None if every pair has one.
+
+    What :meth:`Platform.has_route <collsched.platform.Platform.has_route>`
+    says of each pair, without routing every pair: e-cube and d-mod-k
+    routings route every pair of hosts (their ``bind`` checked every host
+    and link they use); shortest-path routing reaches what the source's
+    tree reaches (one tree per source, from the Rust core); any other
+    routing is asked pair by pair, up to the first pair without a route.
+
+    Parameters
+    ----------
+    platform : Platform
+    pairs : sequence of (str, str)
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> from collsched.platform import Link, Node, Platform
+    >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))])
+    >>> first_unreachable(p, [("a", "b"), ("b", "a"), ("b", "b")]) is None
+    True
+    >>> first_unreachable(p, [("a", "b"), ("c", "a"), ("a", "c")]), first_unreachable(p, [("a", "zz")])
+    (1, 0)
+    """
+    from . import routing as rt
+
+    index = {h: i for i, h in enumerate(platform.hosts)}
+    src = np.array([index.get(a, -1) for a, _ in pairs], dtype=_I)
+    dst = np.array([index.get(b, -1) for _, b in pairs], dtype=_I)
+    ok = (src >= 0) & (dst >= 0)   # has_route is False for a name that is not a host
+    kind = type(platform.routing)
+    if kind is rt.ShortestPath:
+        moving = np.flatnonzero(ok & (src != dst))
+        if moving.shape[0]:
+            sources = np.unique(src[moving])
+            parent, _ = platform.routing.trees(platform, [platform.hosts[s] for s in sources.tolist()])
+            node_index = {n: i for i, n in enumerate(platform.nodes)}
+            host_node = np.array([node_index[h] for h in platform.hosts], dtype=_I)
+            ok[moving] = parent[np.searchsorted(sources, src[moving]), host_node[dst[moving]]] >= 0
+    elif kind not in (rt.ECube, rt.DModK):
+        for k, (a, b) in enumerate(pairs):
+            if not platform.has_route(a, b):
+                return k
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.shape[0] else None
 
 
 def link_numbers(platform: Platform) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ import numpy as np
 from .program import RECV, SEND, Program, _frozen
 from .values import BLOCK
 
-__all__ = ["step_program", "order_program"]
+__all__ = ["step_program", "order_program", "size_matrix", "exchange_blocks"]
 
 
 def _direct(groups, platform, collective, denominator: int):
@@ -48,7 +48,7 @@ def _direct(groups, platform, collective, denominator: int):
     except KeyError:
         return None
     inst = np.fromiter((t.inst for t in flat), np.int64, len(flat))
-    sizes = _size_matrix(base, platform)[src, dst]
+    sizes = size_matrix(base, platform)[src, dst]
     if np.isnan(sizes).any():
         return None  # a transfer the collective does not have: the builder's lowering says so
     # the builder's arithmetic, operation for operation: bytes * (end - start) / denominator
@@ -57,8 +57,26 @@ def _direct(groups, platform, collective, denominator: int):
     return step, src, dst, inst, size
 
 
-def _size_matrix(base, platform) -> np.ndarray:
-    """Bytes of the message from host index a to b, NaN where the collective has none (nor from a host to itself)."""
+def size_matrix(base, platform) -> np.ndarray:
+    """Bytes of the message from host index a to b, NaN where the collective has none (nor from a host to itself).
+
+    Parameters
+    ----------
+    base : AllToAll or AllToMany
+    platform : Platform
+        Gives the host indices.
+
+    Returns
+    -------
+    ndarray, shape (number of hosts, number of hosts)
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> size_matrix(cs.AllToMany({("h2", "h0"): 5.0}), p)[2].tolist()
+    [5.0, nan, nan]
+    """
     n = len(platform.hosts)
     matrix = np.full((n, n), np.nan)
     if base.kind == "alltoall":  # AllToAll.messages: distinct hosts, positive sizes
@@ -71,6 +89,50 @@ def _size_matrix(base, platform) -> np.ndarray:
             matrix[a, b] = size
     np.fill_diagonal(matrix, np.nan)
     return matrix
+
+
+def exchange_blocks(platform, collective) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The blocks of an all-to-all or all-to-many (or a series of them) as arrays, or None for another collective.
+
+    Parameters
+    ----------
+    platform : Platform
+        Gives the host indices.
+    collective : Collective
+
+    Returns
+    -------
+    (src, dst, inst) : int64 arrays, or None
+        Block ``k`` is ``m[src[k]→dst[k]]@inst[k]``, in the order of
+        :meth:`Collective.values <collsched.collectives.Collective.values>`:
+        instance by instance, each in message order.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.Series(cs.AllToMany({("h2", "h0"): 5.0, ("h0", "h1"): 1.0}), count=2)
+    >>> [x.tolist() for x in exchange_blocks(p, c)]
+    [[2, 0, 2, 0], [0, 1, 0, 1], [0, 0, 1, 1]]
+    >>> exchange_blocks(p, cs.Scatter(source="h0", targets=p.hosts, size=1.0)) is None
+    True
+    """
+    base = collective.base
+    if base.kind not in ("alltoall", "alltomany"):
+        return None
+    messages = base.messages()
+    index = {h: i for i, h in enumerate(platform.hosts)}
+    try:
+        src = np.array([index[s] for s, _, _ in messages], dtype=np.int64)
+        dst = np.array([index[r] for _, r, _ in messages], dtype=np.int64)
+    except KeyError:  # not a host: the platform's own error, for the first such message
+        for s, r, _ in messages:
+            platform.host_index(s)
+        for s, r, _ in messages:
+            platform.host_index(r)
+        raise
+    count = collective.count
+    return np.tile(src, count), np.tile(dst, count), np.repeat(np.arange(count, dtype=np.int64), len(messages))
 
 
 class _Columns:

@@ -55,8 +55,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ValidationError
+from .columns import exchange_blocks, size_matrix
 from .program import COMPUTE, OP_KINDS, RECV, SEND, Program
-from .values import PARTIAL, REDUCED, Part, Value
+from .values import BLOCK, PARTIAL, REDUCED, Part, Value, block
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -231,10 +232,8 @@ def validate(platform: Platform, collective: Collective, schedule_or_program, *,
     for name in program.ranks:
         if name not in platform.nodes:
             raise ValidationError(f"program {program.name!r} has rank {name!r}, which is not in platform {platform.name!r}")
-    initial_values, final_values = collective.values(platform)
     sets = list(program.operand_sets)  # the program's table, then the masks only the collective names
-    initial = _rows(program, initial_values, rank_of, "starts with", sets, platform)
-    finals = _rows(program, final_values, rank_of, "must end with", sets, platform)
+    initial, finals = _value_rows(program, collective, rank_of, sets, platform)
     dense = program.renumbered()  # ids index arrays in the core; errors name the program's own ids
     columns = [np.asarray(a, dtype=np.int64) for a in (dense.op_rank, dense.op_kind, dense.op_peer, dense.op_msg,
                                                           dense.dep_ptr, dense.dep_idx, dense.piece_ptr)]
@@ -276,6 +275,40 @@ def set_table(masks: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return ptr, np.frombuffer(data, dtype="<u8").astype(np.uint64)
 
 
+def _value_rows(program: Program, collective: Collective, rank_of: dict, sets: list[int],
+                platform: Platform) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of :func:`_rows` for the collective's initial and final values.
+
+    An exchange's values are whole blocks: their rows are built as arrays,
+    without a Python object per value (the same rows, the same errors).
+    """
+    blocks = exchange_blocks(platform, collective)
+    if blocks is None:
+        initial_values, final_values = collective.values(platform)
+        return (_rows(program, initial_values, rank_of, "starts with", sets, platform),
+                _rows(program, final_values, rank_of, "must end with", sets, platform))
+    src, dst, inst = blocks
+    host_rank = np.array([rank_of.get(h, -1) for h in platform.hosts], dtype=np.int64)
+    kind = np.full(src.shape[0], BLOCK, dtype=np.int64)
+    found = []
+    for holder, verb in ((src, "starts with"), (dst, "must end with")):
+        rank = host_rank[holder]
+        missing = np.flatnonzero(rank < 0)
+        if missing.shape[0]:
+            k = int(missing[0])
+            raise _no_rank(program, platform.hosts[int(holder[k])], verb,
+                           block(int(inst[k]), int(src[k]), int(dst[k])))
+        columns = [rank, kind, inst, src, dst]
+        if verb == "must end with":  # whole values: units 0 .. denominator
+            columns += [np.zeros_like(rank), np.full_like(rank, program.denominator)]
+        found.append(np.stack(columns, axis=1).reshape(-1))
+    return found[0], found[1]
+
+
+def _no_rank(program: Program, host: str, verb: str, item) -> ValidationError:
+    return ValidationError(f"program {program.name!r} has no rank for host {host!r}, which {verb} {item!r}")
+
+
 def _rows(program: Program, values: list, rank_of: dict, verb: str, sets: list[int],
           platform: Platform) -> np.ndarray:
     """``(rank, kind, inst, a, b)`` rows of initial values, ``(..., start, end)`` rows of final ones.
@@ -297,7 +330,7 @@ def _rows(program: Program, values: list, rank_of: dict, verb: str, sets: list[i
     for host, item in values:
         v = item.value if isinstance(item, Part) else item
         if host not in rank_of:
-            raise ValidationError(f"program {program.name!r} has no rank for host {host!r}, which {verb} {item!r}")
+            raise _no_rank(program, host, verb, item)
         row = (rank_of[host], v.kind, v.inst, where(v.a) if v.kind == REDUCED else v.a, v.b)
         if verb == "must end with":
             units = item.in_units(program.denominator) if isinstance(item, Part) else (0, program.denominator)
@@ -422,14 +455,26 @@ class _Explain:
         return head + f"malformed program ({code}: {d})"
 
 
+def _whole_weights(platform: Platform, collective: Collective, program: Program) -> np.ndarray:
+    """Bytes of the whole value of each piece: an exchange's blocks read off its size matrix, else the sizer's."""
+    pieces = program.pieces
+    n = len(platform.hosts)
+    if collective.base.kind in ("alltoall", "alltomany") \
+            and np.all(pieces[:, 0] == BLOCK) and np.all((pieces[:, 2:4] >= 0) & (pieces[:, 2:4] < n)):
+        weight = size_matrix(collective.base, platform)[pieces[:, 2], pieces[:, 3]]
+        if not np.isnan(weight).any():  # else a block the exchange lacks: the sizer says what is wrong
+            return weight
+    sizer = collective.sizer(platform)
+    values, inverse = np.unique(pieces[:, :4], axis=0, return_inverse=True)
+    return np.array([sizer(program.value_of(v)) for v in values])[inverse.reshape(-1)]
+
+
 def _check_weights(platform: Platform, collective: Collective, program: Program) -> None:
     """Each message weighs what its pieces weigh; each reduction task costs what the collective says."""
     if len(program.pieces) == 0:
         return
-    sizer = collective.sizer(platform)
     denom = program.denominator
-    values, inverse = np.unique(program.pieces[:, :4], axis=0, return_inverse=True)
-    weight = np.array([sizer(program.value_of(v)) for v in values])[inverse.reshape(-1)]
+    weight = _whole_weights(platform, collective, program)
     weight *= (program.pieces[:, 5] - program.pieces[:, 4]) / denom
     counts = np.diff(program.piece_ptr)
     op_of_piece = np.repeat(np.arange(program.n_ops), counts)

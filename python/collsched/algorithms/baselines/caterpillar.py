@@ -60,7 +60,8 @@ def caterpillar(platform, collective, *, seed: int = 0) -> StepSchedule:
     >>> len(caterpillar(p, cs.Series(cs.AllToAll(senders=p.hosts), count=2)))
     4
     """
-    hosts = [h for h in platform.hosts if h in set(collective.hosts)]
+    involved = set(collective.hosts)
+    hosts = [h for h in platform.hosts if h in involved]
     wanted = {(s, d) for s, d in collective.pairs()}
     n = len(hosts)
     steps = []

@@ -8,11 +8,10 @@ re-exports it beside the bounds of the other collectives.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 from ...errors import CollectiveError
+from ...platform.routes import pair_routes
 from ...schedules.base import Bound
 from ...simulation.models import Circuit, Fluid, Model, OnePort
 from .costs import Exchange
@@ -40,25 +39,40 @@ def _open_shop(x, sync: bool) -> tuple[float, str]:
 
 
 def _links(platform, collective, fluid: bool) -> tuple[float, str]:
-    """Per link (direction) load: Circuit holds it L + m/B per message; Fluid carries m at its bandwidth."""
-    load: dict[tuple, float] = defaultdict(float)
-    first: dict[tuple, float] = {}
-    for s, r, m in collective.messages():
-        lat, bw = platform.latency(s, r), platform.bandwidth(s, r)
-        for link_id, forward in platform.route_hops(s, r):
-            link = platform.links[link_id]
-            if link.sharing == "fatpipe":
-                continue
-            key = (link_id, True) if link.sharing == "shared" else (link_id, forward)
-            if fluid:
-                load[key] += m / link.bandwidth
-                first[key] = min(first.get(key, np.inf), lat)
-            else:
-                load[key] += lat + m / bw
-    if not load:
+    """Per link (direction) load: Circuit holds it L + m/B per message; Fluid carries m at its bandwidth.
+
+    The loads are summed hop by hop in message order, as a loop over the
+    messages would sum them, so the figures are those of that loop to the
+    last bit; among equal loads the link first met wins.
+    """
+    messages = collective.messages()
+    index = {h: i for i, h in enumerate(platform.hosts)}
+    routes = pair_routes(platform, platform.hosts, [index[s] for s, _, _ in messages],
+                         [index[r] for _, r, _ in messages])
+    size = np.array([m for _, _, m in messages], dtype=np.float64)
+    links = list(platform.links.values())
+    sharing = np.array([link.sharing for link in links])
+    link_bw = np.array([link.bandwidth for link in links], dtype=np.float64)
+    pair, hop_link = routes.hop_pair, routes.hop_link
+    kept = sharing[hop_link] != "fatpipe"   # a fat pipe gives every flow its full bandwidth: no load
+    pair, hop_link, forward = pair[kept], hop_link[kept], routes.hop_fwd[kept]
+    if not hop_link.shape[0]:
         return 0.0, "largest link load"
-    key = max(load, key=lambda k: load[k] + first.get(k, 0.0))
-    return load[key] + first.get(key, 0.0), f"largest link load (link {key[0]})"
+    # one key per link direction; a shared link's directions are one capacity
+    key = 2 * hop_link + ((sharing[hop_link] != "shared") & ~forward)
+    n_keys = 2 * len(links)
+    if fluid:
+        load = np.bincount(key, weights=size[pair] / link_bw[hop_link], minlength=n_keys)
+        first = np.full(n_keys, np.inf)
+        np.minimum.at(first, key, routes.latency[pair])
+        score = load + first
+    else:
+        score = np.bincount(key, weights=routes.latency[pair] + size[pair] / routes.bandwidth[pair], minlength=n_keys)
+    used, first_hop = np.unique(key, return_index=True)
+    best = score[used].max()
+    tied = used[score[used] == best]
+    chosen = int(tied[np.argmin(first_hop[np.isin(used, tied)])])  # the link direction met first
+    return float(score[chosen]), f"largest link load (link {links[chosen // 2].id})"
 
 
 def exchange_bound(platform, collective, *, model: Model) -> Bound:
