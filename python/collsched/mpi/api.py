@@ -66,7 +66,8 @@ def _rows(a, name: str) -> np.ndarray:
 
 
 def _root(n: int, root) -> int:
-    if type(root) is not int and (isinstance(root, bool) or not isinstance(root, np.integer)) or not 0 <= root < n:
+    integer = type(root) is int or not isinstance(root, bool) and isinstance(root, (int, np.integer))
+    if not integer or not 0 <= root < n:
         raise ValueError(f"root={root!r} is not a rank of the communicator (0 .. {n - 1})")
     return int(root)
 
@@ -349,7 +350,7 @@ def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
 def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     ctx = private(comm)
     op = ctx.mpi.SUM if op is None else op
-    gets = root is None or ctx.rank == root
+    gets = kind == "allreduce" or ctx.rank == root
     if plans is None:
         try:
             commutes = True if hasattr(op, "Is_commutative") else _commutes(op, commute)
