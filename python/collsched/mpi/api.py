@@ -3,7 +3,11 @@
 Each function takes the arguments of the mpi4py call it replaces (buffers
 are numpy arrays, C-contiguous, any dtype), plus ``plans=`` (a folder
 written by ``collsched plan-suite``, or a :class:`~.plans.PlanSet`), and
-runs through :func:`.calls.call`. Reductions take ``op``: an ``MPI.Op``
+runs through :func:`.calls.call`; without ``plans=``, it checks its
+arguments and calls MPI's own collective on the private communicator
+directly (the delegated path: per kind, one function checks the buffers and
+one runs MPI's own collective, shared by both paths, and no closure is made
+per call). Reductions take ``op``: an ``MPI.Op``
 (``MPI.SUM``, ``MPI.PROD``, ``MPI.MIN``, ``MPI.MAX``, ... or one made with
 ``MPI.Op.Create``; commutative if ``op.Is_commutative()``), or a callable
 ``f(a, b) -> array`` where ``a`` holds the lower ranks' operands, treated
@@ -16,15 +20,21 @@ Examples
 >>> from collsched.mpi.api import _rows
 >>> _rows(np.arange(6).reshape(3, 2), "sendbuf").shape
 (3, 2)
->>> _bytes(np.arange(3, dtype=np.int16), "buf").tolist()
+>>> _flat(_byte_array(np.arange(3, dtype=np.int16), "buf")).tolist()
 [0, 0, 1, 0, 2, 0]
+>>> _bcast_buffers(4, 1, 0, np.zeros(3), None)[2:]
+(24, dtype('float64'))
+>>> _bcast_buffers(4, 1, 5, np.zeros(3), None)
+Traceback (most recent call last):
+...
+ValueError: root=5 is not a rank of the communicator (0 .. 3)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .calls import call
+from .calls import call, delegating, operator_failed, private, refusal
 from .layout import OperatorFailed
 
 __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall"]
@@ -38,8 +48,16 @@ def _array(a, name: str) -> np.ndarray:
     return a
 
 
-def _bytes(a, name: str) -> np.ndarray:
-    return _array(a, name).reshape(-1).view(np.uint8)
+def _byte_array(a, name: str) -> np.ndarray:
+    """``a`` if MPI can move it as bytes: a C-contiguous array of values, not of references."""
+    if _array(a, name).dtype.hasobject:
+        a.reshape(-1).view(np.uint8)  # raises numpy's own TypeError (an array of references)
+    return a
+
+
+def _flat(a: np.ndarray | None) -> np.ndarray | None:
+    """The bytes of a checked array, as a plan's layout reads them."""
+    return None if a is None else a.reshape(-1).view(np.uint8)
 
 
 def _rows(a, name: str) -> np.ndarray:
@@ -47,25 +65,48 @@ def _rows(a, name: str) -> np.ndarray:
     return a.reshape(1) if a.ndim == 0 else a
 
 
-def _attempt(build):
-    """``(buffers..., None)`` from ``build()``, or ``(None..., reason)`` if the user's arguments are wrong."""
-    try:
-        return (*build(), None)
-    except (TypeError, ValueError) as exc:
-        return None, None, 0, 0, None, str(exc)
-
-
-def _root(comm, root) -> int:
-    n = comm.Get_size()
-    if isinstance(root, bool) or not isinstance(root, (int, np.integer)) or not 0 <= root < n:
+def _root(n: int, root) -> int:
+    integer = type(root) is int or not isinstance(root, bool) and isinstance(root, (int, np.integer))
+    if not integer or not 0 <= root < n:
         raise ValueError(f"root={root!r} is not a rank of the communicator (0 .. {n - 1})")
     return int(root)
 
 
-def _copy(comm, kind, root, build, fallback, plans):
-    send, recv, size, units, dtype, reason = _attempt(build)
-    call(comm, kind, send, recv, size=size, units=units, root=root, plans=plans, dtype=dtype,
-         check=lambda: reason, fallback=lambda c: fallback(c, send, recv))
+def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
+    """One copying collective: ``buffers`` checks (and raises), ``run`` calls MPI's own.
+
+    ``buffers(n, rank, root, sendbuf, recvbuf)`` returns ``(send, recv,
+    size, dtype)`` (the user's arrays, checked, and the size plans are
+    looked up by) or raises ``TypeError`` or ``ValueError``; ``run(context,
+    send, recv, root)`` calls MPI's own collective on them (as bytes).
+    """
+    if plans is None:
+        ctx = private(comm)
+        try:
+            send, recv, size, _ = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
+        except (TypeError, ValueError) as exc:
+            raise refusal(ctx, kind, exc) from None
+        delegating(ctx, kind, root, size)
+        run(ctx, send, recv, root)
+        return
+    try:
+        send, recv, size, dtype = buffers(comm.Get_size(), comm.Get_rank(), root, sendbuf, recvbuf)
+        flat = _flat(send)
+        send, recv, reason = flat, flat if recv is send else _flat(recv), None
+    except (TypeError, ValueError) as exc:
+        send, recv, size, dtype, reason = None, None, 0, None, str(exc)
+    call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype,
+         check=lambda: reason, fallback=lambda ctx: run(ctx, send, recv, root))
+
+
+def _bcast_buffers(n, me, root, buf, _):
+    _root(n, root)
+    buf = _byte_array(buf, "buf")
+    return buf, buf, buf.nbytes, buf.dtype
+
+
+def _bcast_run(ctx, send, recv, root) -> None:
+    ctx.comm.Bcast([send, ctx.mpi.BYTE], root)
 
 
 def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
@@ -101,16 +142,7 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
-    def build():
-        _root(comm, root)
-        flat = _bytes(buf, "buf")
-        return flat, flat, flat.shape[0], flat.shape[0], buf.dtype
-
-    def fallback(c, send, recv):
-        from mpi4py import MPI
-        c.Bcast([send, MPI.BYTE], root=root)
-
-    _copy(comm, "broadcast", root, build, fallback, plans)
+    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
     return buf
 
 
@@ -141,26 +173,25 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
-    n = comm.Get_size()
-
-    def build():
-        me = comm.Get_rank()
-        _root(comm, root)
-        recv = _bytes(recvbuf, "recvbuf")
-        send = None
-        if me == root:
-            send = _bytes(sendbuf, "sendbuf")
-            if send.shape[0] != n * recv.shape[0] or sendbuf.dtype != recvbuf.dtype:
-                raise ValueError(f"sendbuf ({send.shape[0]} bytes of {sendbuf.dtype}) is not {n} blocks of recvbuf "
-                                 f"({recv.shape[0]} bytes of {recvbuf.dtype})")
-        return send, recv, recv.shape[0], recv.shape[0], recvbuf.dtype
-
-    def fallback(c, send, recv):
-        from mpi4py import MPI
-        c.Scatter(None if send is None else [send, MPI.BYTE], [recv, MPI.BYTE], root=root)
-
-    _copy(comm, "scatter", root, build, fallback, plans)
+    _copy(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
     return recvbuf
+
+
+def _scatter_buffers(n, me, root, sendbuf, recvbuf):
+    _root(n, root)
+    recv = _byte_array(recvbuf, "recvbuf")
+    send = None
+    if me == root:
+        send = _byte_array(sendbuf, "sendbuf")
+        if send.nbytes != n * recv.nbytes or send.dtype != recv.dtype:
+            raise ValueError(f"sendbuf ({send.nbytes} bytes of {send.dtype}) is not {n} blocks of recvbuf "
+                             f"({recv.nbytes} bytes of {recv.dtype})")
+    return send, recv, recv.nbytes, recv.dtype
+
+
+def _scatter_run(ctx, send, recv, root) -> None:
+    byte = ctx.mpi.BYTE
+    ctx.comm.Scatter(None if send is None else [send, byte], [recv, byte], root)
 
 
 def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0, *, plans=None):
@@ -190,29 +221,26 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
-    n = comm.Get_size()
-
-    def build():
-        _root(comm, root)
-        send = _bytes(sendbuf, "sendbuf")
-        recv = None
-        if comm.Get_rank() == root:
-            recv = _blocks(recvbuf, sendbuf, n)
-        return send, recv, send.shape[0], send.shape[0], sendbuf.dtype
-
-    def fallback(c, send, recv):
-        from mpi4py import MPI
-        c.Gather([send, MPI.BYTE], None if recv is None else [recv, MPI.BYTE], root=root)
-
-    _copy(comm, "gather", root, build, fallback, plans)
+    _copy(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
     return recvbuf
 
 
-def _blocks(recvbuf, sendbuf, n: int) -> np.ndarray:
-    recv = _bytes(recvbuf, "recvbuf")
-    if recv.shape[0] != n * sendbuf.nbytes or sendbuf.dtype != recvbuf.dtype:
-        raise ValueError(f"recvbuf ({recv.shape[0]} bytes of {recvbuf.dtype}) is not {n} blocks of sendbuf "
-                         f"({sendbuf.nbytes} bytes of {sendbuf.dtype})")
+def _gather_buffers(n, me, root, sendbuf, recvbuf):
+    _root(n, root)
+    send = _byte_array(sendbuf, "sendbuf")
+    return send, _blocks(recvbuf, send, n) if me == root else None, send.nbytes, send.dtype
+
+
+def _gather_run(ctx, send, recv, root) -> None:
+    byte = ctx.mpi.BYTE
+    ctx.comm.Gather([send, byte], None if recv is None else [recv, byte], root)
+
+
+def _blocks(recvbuf, send: np.ndarray, n: int) -> np.ndarray:
+    recv = _byte_array(recvbuf, "recvbuf")
+    if recv.nbytes != n * send.nbytes or send.dtype != recv.dtype:
+        raise ValueError(f"recvbuf ({recv.nbytes} bytes of {recv.dtype}) is not {n} blocks of sendbuf "
+                         f"({send.nbytes} bytes of {send.dtype})")
     return recv
 
 
@@ -241,18 +269,18 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
-    n = comm.Get_size()
-
-    def build():
-        send = _bytes(sendbuf, "sendbuf")
-        return send, _blocks(recvbuf, sendbuf, n), send.shape[0], send.shape[0], sendbuf.dtype
-
-    def fallback(c, send, recv):
-        from mpi4py import MPI
-        c.Allgather([send, MPI.BYTE], [recv, MPI.BYTE])
-
-    _copy(comm, "allgather", None, build, fallback, plans)
+    _copy(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
     return recvbuf
+
+
+def _allgather_buffers(n, me, root, sendbuf, recvbuf):
+    send = _byte_array(sendbuf, "sendbuf")
+    return send, _blocks(recvbuf, send, n), send.nbytes, send.dtype
+
+
+def _allgather_run(ctx, send, recv, root) -> None:
+    byte = ctx.mpi.BYTE
+    ctx.comm.Allgather([send, byte], [recv, byte])
 
 
 def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> np.ndarray:
@@ -280,21 +308,21 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
-    n = comm.Get_size()
-
-    def build():
-        send, recv = _bytes(sendbuf, "sendbuf"), _bytes(recvbuf, "recvbuf")
-        if send.shape[0] % n or recv.shape[0] != send.shape[0] or sendbuf.dtype != recvbuf.dtype:
-            raise ValueError(f"sendbuf ({send.shape[0]} bytes of {sendbuf.dtype}) and recvbuf ({recv.shape[0]} bytes "
-                             f"of {recvbuf.dtype}) are not {n} equal blocks of one dtype each")
-        return send, recv, send.shape[0] // n, send.shape[0] // n, sendbuf.dtype
-
-    def fallback(c, send, recv):
-        from mpi4py import MPI
-        c.Alltoall([send, MPI.BYTE], [recv, MPI.BYTE])
-
-    _copy(comm, "alltoall", None, build, fallback, plans)
+    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
     return recvbuf
+
+
+def _alltoall_buffers(n, me, root, sendbuf, recvbuf):
+    send, recv = _byte_array(sendbuf, "sendbuf"), _byte_array(recvbuf, "recvbuf")
+    if send.nbytes % n or recv.nbytes != send.nbytes or send.dtype != recv.dtype:
+        raise ValueError(f"sendbuf ({send.nbytes} bytes of {send.dtype}) and recvbuf ({recv.nbytes} bytes "
+                         f"of {recv.dtype}) are not {n} equal blocks of one dtype each")
+    return send, recv, send.nbytes // n, send.dtype
+
+
+def _alltoall_run(ctx, send, recv, root) -> None:
+    byte = ctx.mpi.BYTE
+    ctx.comm.Alltoall([send, byte], [recv, byte])
 
 
 def _commutes(op, commute) -> bool:
@@ -305,71 +333,80 @@ def _commutes(op, commute) -> bool:
     return bool(commute)
 
 
+def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
+    """``(send, recv)``: the operands as rows (``recv`` None where nothing is received), checked."""
+    if root is not None:
+        _root(n, root)
+    send = _rows(sendbuf, "sendbuf")
+    recv = None
+    if gets:
+        recv = _rows(recvbuf, "recvbuf")
+        if recv.shape != send.shape or recv.dtype != send.dtype:
+            raise ValueError(f"recvbuf ({recv.shape} {recv.dtype}) is not shaped like sendbuf ({send.shape} "
+                             f"{send.dtype})")
+    return send, recv
+
+
 def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
-    if op is None:
-        from mpi4py import MPI
-
-        op = MPI.SUM
-    gets = kind == "allreduce" or comm.Get_rank() == root
-
-    def build():
-        if root is not None:
-            _root(comm, root)
-        send = _rows(sendbuf, "sendbuf")
-        recv = None
-        if gets:
-            recv = _rows(recvbuf, "recvbuf")
-            if recv.shape != send.shape or recv.dtype != send.dtype:
-                raise ValueError(f"recvbuf ({recv.shape} {recv.dtype}) is not shaped like sendbuf ({send.shape} "
-                                 f"{send.dtype})")
-        return send, recv, send.nbytes, send.shape[0], send.dtype
-
+    ctx = private(comm)
+    op = ctx.mpi.SUM if op is None else op
+    gets = kind == "allreduce" or ctx.rank == root
+    if plans is None:
+        try:
+            commutes = True if hasattr(op, "Is_commutative") else _commutes(op, commute)
+            send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
+        except (TypeError, ValueError) as exc:
+            raise refusal(ctx, kind, exc) from None
+        delegating(ctx, kind, root, send.nbytes)
+        try:
+            _mpi_reduction(ctx, kind, send, recv, op, root, commutes)
+        except OperatorFailed as exc:
+            raise operator_failed(ctx, kind, exc, op) from exc
+        return recvbuf
     try:
         commutes, why = _commutes(op, commute), None
     except TypeError as exc:
         commutes, why = False, str(exc)
-    send, recv, size, units, dtype, reason = _attempt(build)
-
-    def fallback(c):
-        _mpi_reduction(c, kind, send, recv, op, root, commutes)
-
+    try:
+        send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
+        size, units, dtype, reason = send.nbytes, send.shape[0], send.dtype, None
+    except (TypeError, ValueError) as exc:
+        send, recv, size, units, dtype, reason = None, None, 0, 0, None, str(exc)
     call(comm, kind, send, recv, size=size, units=units, root=root, op=op, commute=commutes, plans=plans,
-         dtype=dtype, check=lambda: why or reason, fallback=fallback)
+         dtype=dtype, check=lambda: why or reason,
+         fallback=lambda ctx: _mpi_reduction(ctx, kind, send, recv, op, root, commutes))
     return recvbuf
 
 
-def _mpi_reduction(c, kind, send, recv, op, root, commutes) -> None:
-    """MPI's own reduce or all-reduce; a callable becomes an ``MPI.Op`` over whole rows."""
+def _mpi_reduction(ctx, kind, send, recv, op, root, commutes) -> None:
+    """MPI's own reduce or all-reduce on the private communicator; a callable becomes an ``MPI.Op`` over whole rows."""
     if hasattr(op, "Is_commutative"):
-        args = (send, recv)
-        mpi_op, row = op, None
-    else:
-        from mpi4py import MPI
-
-        errors: list[Exception] = []
-        shape, dtype = send.shape[1:], send.dtype
-
-        def apply(inbuf, inoutbuf, datatype):
-            try:
-                a = np.frombuffer(inbuf, dtype=dtype).reshape((-1,) + shape)
-                b = np.frombuffer(inoutbuf, dtype=dtype).reshape((-1,) + shape)
-                b[...] = op(a, b)
-            except Exception as exc:  # noqa: BLE001 - raised after the collective, on every rank
-                errors.append(exc)
-
-        row = MPI.BYTE.Create_contiguous(max(1, send.nbytes // max(1, send.shape[0]))).Commit()
-        mpi_op = MPI.Op.Create(apply, commute=commutes)
-        args = ([send, send.shape[0], row], None if recv is None else [recv, recv.shape[0], row])
-    try:
         if kind == "reduce":
-            c.Reduce(args[0], args[1], op=mpi_op, root=root)
+            ctx.comm.Reduce(send, recv, op=op, root=root)
         else:
-            c.Allreduce(args[0], args[1], op=mpi_op)
+            ctx.comm.Allreduce(send, recv, op=op)
+        return
+    MPI = ctx.mpi
+    errors: list[Exception] = []
+    shape, dtype = send.shape[1:], send.dtype
+
+    def apply(inbuf, inoutbuf, datatype):
+        try:
+            a = np.frombuffer(inbuf, dtype=dtype).reshape((-1,) + shape)
+            b = np.frombuffer(inoutbuf, dtype=dtype).reshape((-1,) + shape)
+            b[...] = op(a, b)
+        except Exception as exc:  # noqa: BLE001 - raised after the collective, on every rank
+            errors.append(exc)
+
+    row = MPI.BYTE.Create_contiguous(max(1, send.nbytes // max(1, send.shape[0]))).Commit()
+    mpi_op = MPI.Op.Create(apply, commute=commutes)
+    try:  # the operator over rows is an MPI.Op: the case above
+        _mpi_reduction(ctx, kind, [send, send.shape[0], row], None if recv is None else [recv, recv.shape[0], row],
+                       mpi_op, root, commutes)
     finally:
-        if row is not None:
-            mpi_op.Free()
-            row.Free()
-    if row is not None and errors:
+        mpi_op.Free()
+        row.Free()
+    if errors:
         raise OperatorFailed(str(errors[0])) from errors[0]
 
 

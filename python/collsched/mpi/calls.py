@@ -1,10 +1,10 @@
 """The collective calls of :mod:`collsched.mpi`: check, agree, run the plan (or MPI's own), agree again.
 
 Without ``plans=``, a call checks its buffers locally (a bad one raises on
-its own rank, before any communication) and runs MPI's own collective with
-no agreement: MPI's own semantics apply (:func:`_delegate`). With
-``plans=``, every call goes through the same steps on every rank of the
-communicator:
+its own rank, before any communication: :func:`refusal`) and runs MPI's own
+collective on the private communicator with no agreement (:func:`delegating`
+before it): MPI's own semantics apply. With ``plans=``, every call goes
+through the same steps on every rank of the communicator (:func:`call`):
 
 1. **look up** the plan for the call's kind, size and root in ``plans``
    (:meth:`~collsched.mpi.plans.PlanSet.find`) and check the buffers
@@ -46,7 +46,8 @@ from ..runtime.walk import walk
 from .layout import Bound, OperatorFailed, Prepared, combine
 from .plans import ROOTED, PlanError, PlanSet, load_plans
 
-__all__ = ["MPICallError", "FallbackWarning", "call", "op_name", "root_of", "combine", "last_run"]
+__all__ = ["MPICallError", "FallbackWarning", "call", "private", "refusal", "delegating", "operator_failed", "op_name",
+           "root_of", "combine", "last_run"]
 
 
 class MPICallError(CollschedError):
@@ -95,6 +96,7 @@ def op_name(op) -> str:
 _KEYVAL = None
 _WARNED: set = set()
 _LAST = ["none"]
+_RECENT: list = [None, None]  # the communicator of the latest call and its context: found without Get_attr
 
 
 def last_run() -> str:
@@ -116,6 +118,7 @@ class _Context:
     def __init__(self, comm):
         from mpi4py import MPI
 
+        self.mpi = MPI  # mpi4py's MPI module (imported at the first call: importing it initialises MPI)
         self.comm = comm.Dup()
         self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
         self.tag_ub = int(min(self.comm.Get_attr(MPI.TAG_UB) or 32767, 2**30))
@@ -141,7 +144,23 @@ class _Context:
         self.comm.Free()
 
 
-def _context(comm) -> _Context:
+def private(comm) -> _Context:
+    """The context of ``comm``: its private duplicate (made at the first call on it), rank, size and abort channel.
+
+    The context is an attribute of the communicator (``MPI_Comm_set_attr``);
+    the latest communicator called on and its context are also kept here, so
+    that a run of calls on one communicator skips the attribute lookup (a
+    freed communicator is looked up again, and MPI refuses it).
+
+    Examples
+    --------
+    See :mod:`collsched.mpi` (it needs an MPI job).
+
+    >>> callable(private)
+    True
+    """
+    if comm is _RECENT[0] and comm:
+        return _RECENT[1]
     global _KEYVAL
     if _KEYVAL is None:
         from mpi4py import MPI
@@ -151,11 +170,13 @@ def _context(comm) -> _Context:
     if ctx is None:
         ctx = _Context(comm)
         comm.Set_attr(_KEYVAL, ctx)
+    _RECENT[:] = comm, ctx
     return ctx
 
 
 def _reset(comm, ctx: _Context) -> None:
     comm.Delete_attr(_KEYVAL)
+    _RECENT[:] = None, None
     try:
         ctx.close()
     except Exception:  # noqa: BLE001 - a broken private communicator is dropped either way
@@ -176,7 +197,7 @@ def _dtype_code(dtype) -> int:
 def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, size: int, units: int, root: int | None,
          op=None, commute: bool | None = None, plans=None, check: Callable[[], str | None] | None = None,
          fallback: Callable, dtype=None):
-    """Run one collective call (the steps of the module docstring); :mod:`collsched.mpi`'s functions call it.
+    """Run one collective call with ``plans=`` (the steps of the module docstring); :mod:`.api` calls it.
 
     Parameters
     ----------
@@ -193,11 +214,11 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     op : MPI.Op or callable, optional
     commute : bool, optional
         Whether ``op`` commutes.
-    plans : str, path-like, PlanSet or None
+    plans : str, path-like or PlanSet
     check : callable, optional
         Returns a reason why this rank's buffers are wrong, or None.
     fallback : callable
-        ``fallback(private_comm)`` runs MPI's own collective.
+        ``fallback(context)`` runs MPI's own collective on ``context.comm`` (:func:`private`).
     dtype : numpy.dtype, optional
         Compared across ranks.
 
@@ -213,7 +234,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     >>> callable(call)
     True
     """
-    ctx = _context(comm)
+    ctx = private(comm)
     n, me = ctx.size, ctx.rank
     reason, plan, plan_id = None, None, -1
     try:
@@ -226,11 +247,6 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
                 plan_id = plan_set.plans.index(plan)
     except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
         reason = str(exc)
-    if plans is None:
-        # the delegated path: no plans= given, so every rank takes it (the choice depends on the argument alone);
-        # MPI's own collective runs with no agreement, with MPI's own semantics
-        _delegate(ctx, kind, root, size, plan, plan_set, reason, op, fallback)
-        return
     # step 2: one agreement on the checks and on what every rank is about to do
     mine = ctx.mine
     r = -1 if root is None else int(root)
@@ -252,7 +268,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
             if plan is None and me == 0:
                 _warn_once(kind, n, root, size, plan_set)
             _LAST[0] = "fallback" if plan is None else "mpi"
-            fallback(ctx.comm)
+            fallback(ctx)
         else:
             _LAST[0] = "plan"
             prepared = plan.prepared.get((me, ctx.tag_ub))
@@ -274,18 +290,54 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
 
 
-def _delegate(ctx: _Context, kind: str, root, size: int, plan, plan_set, reason, op, fallback) -> None:
-    """MPI's own collective with no agreement; a bad input or a failing operator raises on its rank only."""
-    me = ctx.rank
-    if reason is not None:
-        raise MPICallError(f"rank {me}: {kind}: {reason}", rank=me)
-    if plan is None and me == 0:
-        _warn_once(kind, ctx.size, root, size, plan_set, stacklevel=5)
-    _LAST[0] = "fallback" if plan is None else "mpi"
-    try:
-        fallback(ctx.comm)
-    except OperatorFailed as exc:
-        raise MPICallError(f"rank {me}: {kind}: {_why(exc, op)}", rank=me) from exc
+def refusal(ctx: _Context, kind: str, reason) -> MPICallError:
+    """The error a call without ``plans=`` raises on its own rank when its arguments are wrong.
+
+    Examples
+    --------
+    >>> ctx = type("Ctx", (), {"rank": 3})()
+    >>> str(refusal(ctx, "gather", ValueError("sendbuf is not C-contiguous")))
+    'rank 3: gather: sendbuf is not C-contiguous'
+    """
+    return MPICallError(f"rank {ctx.rank}: {kind}: {reason}", rank=ctx.rank)
+
+
+def delegating(ctx: _Context, kind: str, root, size: int) -> None:
+    """Before MPI's own collective without ``plans=``: the :class:`FallbackWarning` once (rank 0), and :func:`last_run`.
+
+    No plans= given, so every rank takes this path (the choice depends on
+    the argument alone): MPI's own collective runs with no agreement, with
+    MPI's own semantics. The warning points at the line that called
+    :mod:`collsched.mpi` (``stacklevel`` counts the public function, its
+    one helper and this).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> ctx = type("Ctx", (), {"rank": 1, "size": 4})()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     delegating(ctx, "bcast", 0, 8)   # rank 1 says nothing
+    >>> caught, last_run()
+    ([], 'fallback')
+    """
+    if ctx.rank == 0:
+        _warn_once(kind, ctx.size, root, size, None, stacklevel=5)
+    _LAST[0] = "fallback"
+
+
+def operator_failed(ctx: _Context, kind: str, exc: OperatorFailed, op) -> MPICallError:
+    """The error raised on its own rank when the operator raised inside MPI's own reduction (no ``plans=``).
+
+    Examples
+    --------
+    >>> ctx = type("Ctx", (), {"rank": 0})()
+    >>> try:
+    ...     raise OperatorFailed("boom") from ZeroDivisionError("boom")
+    ... except OperatorFailed as exc:
+    ...     str(operator_failed(ctx, "reduce", exc, sum))
+    'rank 0: reduce: the operator sum raised ZeroDivisionError: boom'
+    """
+    return MPICallError(f"rank {ctx.rank}: {kind}: {_why(exc, op)}", rank=ctx.rank)
 
 
 def _or_empty(buf, other) -> np.ndarray:
