@@ -514,16 +514,15 @@ def program_size(schedule: StepSchedule, platform, collective, sync: str) -> int
     >>> [(program_size(s, p, c, sync), s.lower(p, c, sync=sync).n_ops) for sync in SYNC_MODES]
     [(56, 56), (48, 48), (24, 24)]
     """
-    from .schedules.steps import tiled
+    from .schedules.steps import step_shape
 
-    groups = tiled(schedule.steps, collective.count)
-    transfers = sum(len(g) for g in groups)
+    groups, transfers = step_shape(schedule.steps, collective.count)
     if sync == "post_all":
         return 2 * transfers
     if sync == "ready":
         return 4 * transfers
     n = len(platform.hosts)
-    return 2 * transfers + max(0, len(groups) - 1) * 2 * n * (n - 1).bit_length()
+    return 2 * transfers + max(0, groups - 1) * 2 * n * (n - 1).bit_length()
 
 
 def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool,
