@@ -50,7 +50,7 @@ from typing import Callable, Sequence
 
 from .algorithms import registry
 from .algorithms.calibration import OP_SECONDS
-from .bounds import collective_bound, own_model
+from .bounds import collective_bound, own_model, sync_bound
 from .collectives import Series
 from .errors import CollschedError
 from .schedules import Bound, Schedule, Status, StepSchedule
@@ -464,7 +464,8 @@ def _seconds(x: float) -> str:
 
 
 def _modes(schedule, platform, collective, deadline: float, max_ops: int) -> tuple[list, list[str]]:
-    """The synchronisation modes to try (not those over the operation limit or the time left), and why not the others.
+    """The synchronisation modes to try, smallest program first (not those over the operation limit or the time
+    left), and why not the others.
 
     The mode of the smallest program always runs, so that the candidate has a result.
     """
@@ -483,7 +484,7 @@ def _modes(schedule, platform, collective, deadline: float, max_ops: int) -> tup
                          f"> {_seconds(left)} left of the budget")
         else:
             kept.append(sync)
-    return kept, notes
+    return sorted(kept, key=lambda sync: ops[sync]), notes
 
 
 def program_size(schedule: StepSchedule, platform, collective, sync: str) -> int:
@@ -538,9 +539,17 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
     notes: list[str] = []
     try:
         best = None
-        # a step schedule runs with barriers, ready signals (S1) or per-sender order (S2): keep the best
+        # a step schedule runs with barriers, ready signals (S1) or per-sender order (S2): keep the best (the first
+        # of SYNC_MODES among equals); a mode whose makespan provably exceeds the best so far is not run
         modes, notes = _modes(schedule, platform, collective, deadline, max_ops or MAX_OPS)
         for sync in modes:
+            floor = None if best is None or metric != "makespan" else sync_bound(platform, collective, schedule, sync,
+                                                                                  model=model)
+            if floor is not None and floor > best[1].makespan * (1 + 1e-9):
+                notes.append(f"sync {sync} not run: its makespan is at least {floor:.4g} s (each rank's steps in "
+                             f"sequence, each message at least its least latency plus bytes over its widest path) "
+                             f"> {best[1].makespan:.4g} s with sync {best[0].params['sync']}")
+                continue
             if sync is not None:
                 schedule = replace(schedule, params={**schedule.params, "sync": sync})
             stage = "validation"
@@ -548,9 +557,10 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
             validate(platform, collective, program)
             stage = "simulation"
             result = simulate(platform, program, collective, model=model, seed=seed)
-            if best is None or _score(_achieved(result, metric), metric) < _score(_achieved(best[1], metric), metric):
-                best = (schedule, result)
-        schedule, result = best
+            rank = (_score(_achieved(result, metric), metric), SYNC_MODES.index(sync) if sync is not None else 0)
+            if best is None or rank < best[2]:
+                best = (schedule, result, rank)
+        schedule, result, _ = best
         rate = None
         if metric == "throughput" and steady:
             stage = "steady-state simulation"

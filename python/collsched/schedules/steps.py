@@ -46,7 +46,7 @@ from .program import Program, ProgramBuilder
 from .values import Piece, Value
 
 __all__ = ["Transfer", "DirectSteps", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier", "tiled",
-           "step_shape"]
+           "step_shape", "direct_transfers"]
 
 SYNC_MODES = ("barrier", "ready", "post_all")
 
@@ -214,6 +214,67 @@ def _named(steps) -> int:
     if isinstance(steps, DirectSteps):
         return 1 + (int(steps.inst.max()) if steps.n_transfers else 0)
     return 1 + max((t.inst for g in steps for t in g), default=0)
+
+
+def _direct_columns(steps, platform, collective):
+    """(step, src, dst, inst, number of steps) of DirectSteps lowered for ``collective``, or None.
+
+    Host indices are the platform's; empty steps are dropped, as :func:`tiled` drops them. None unless
+    ``steps`` are columns naming exactly the instances of ``collective`` and every host is the platform's.
+    """
+    if not isinstance(steps, DirectSteps) or collective.count != _named(steps):
+        return None
+    where = {h: i for i, h in enumerate(platform.hosts)}
+    if not all(h in where for h in steps.hosts):
+        return None
+    index = np.array([where[h] for h in steps.hosts], dtype=np.int64)
+    lengths = np.diff(steps.step_ptr)
+    keep = lengths > 0
+    step = np.repeat(np.cumsum(keep) - 1, lengths)
+    return step, index[steps.src], index[steps.dst], steps.inst, int(keep.sum())
+
+
+def direct_transfers(schedule, platform, collective):
+    """A step schedule's transfers as columns, when each is a whole direct message of an all-to-all or all-to-many.
+
+    Parameters
+    ----------
+    schedule : StepSchedule
+    platform : Platform
+    collective : Collective
+        What it is lowered for (its count tiles the steps, :func:`tiled`).
+
+    Returns
+    -------
+    (step, src, dst, size, n_steps) or None
+        Per transfer of the lowered program, in order: its step (empty steps
+        dropped), sender and receiver (platform host indices) and bytes; None
+        for any other schedule.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> step, src, dst, size, n = direct_transfers(cs.plan(p, c, algorithm="caterpillar"), p, c)
+    >>> step.tolist(), src.tolist(), dst.tolist(), size.tolist(), n
+    ([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 2, 0, 2, 0, 1], [1000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0], 2)
+    """
+    from .columns import _direct, _sized
+
+    cols = _direct_columns(schedule.steps, platform, collective)
+    if cols is not None:
+        step, src, dst, inst, n = cols
+        if collective.base.kind not in ("alltoall", "alltomany"):
+            return None
+        arrays = _sized(step, src, dst, inst, platform, collective.base, schedule.denominator)
+    else:
+        groups = tiled(schedule.steps, collective.count)
+        arrays, n = _direct(groups, platform, collective, schedule.denominator), len(groups)
+    if arrays is None:
+        return None
+    step, src, dst, _, size = arrays
+    return step, src, dst, size, n
 
 
 def tiled(groups: Sequence[Sequence[Transfer]], count: int, named: int | None = None) -> list[list[Transfer]]:
@@ -508,14 +569,10 @@ class StepSchedule(Schedule):
             sync = self.params.get("sync", "barrier")
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
-        d = self.steps
-        where = {h: i for i, h in enumerate(platform.hosts)}
-        if isinstance(d, DirectSteps) and collective.count == _named(d) and all(h in where for h in d.hosts):
-            index = np.array([where[h] for h in d.hosts], dtype=np.int64)  # columns, lowered as columns
-            keep = np.diff(d.step_ptr) > 0
-            step = np.repeat(np.cumsum(keep) - 1, np.diff(d.step_ptr))
-            fast = direct_step_program(step, index[d.src], index[d.dst], d.inst, int(keep.sum()), platform, collective,
-                                       sync, denominator=self.denominator, name=self.algorithm)
+        cols = _direct_columns(self.steps, platform, collective)
+        if cols is not None:  # columns, lowered as columns
+            fast = direct_step_program(*cols, platform, collective, sync, denominator=self.denominator,
+                                       name=self.algorithm)
             if fast is not None:
                 return fast
         groups = tiled(self.steps, collective.count)
