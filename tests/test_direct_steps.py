@@ -62,6 +62,12 @@ def test_caterpillar_columns_are_the_loop_s_steps(case):
         cs.validate(p, c, fast)
 
 
+def test_hosts_the_platform_has_not_are_left_out_as_the_loop_leaves_them():
+    p = cs.topologies.star(3)
+    c = cs.AllToMany({("h0", "h1"): 1.0, ("h2", "zz"): 1.0, ("h2", "h0"): 2.0})
+    assert caterpillar(p, c).steps == caterpillar_loop(p, c) == ((Transfer("h0", "h1"), Transfer("h2", "h0")),)
+
+
 def test_a_series_longer_than_the_steps_name_is_tiled():
     p = cs.topologies.star(4)
     base = cs.AllToAll(senders=p.hosts, size=1e3)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...schedules import StepSchedule
+from ...schedules.columns import size_matrix
 from ...schedules.steps import DirectSteps
 from ..registry import register
 
@@ -67,11 +68,15 @@ def caterpillar(platform, collective, *, seed: int = 0) -> StepSchedule:
     hosts = [h for h in platform.hosts if h in involved]
     n = len(hosts)
     # wanted[i, j]: the collective has a message hosts[i] -> hosts[j]
-    position = {h: i for i, h in enumerate(hosts)}
-    pairs = np.array([(position[s], position[d]) for s, d in collective.pairs() if s in position and d in position],
-                     dtype=np.int64).reshape(-1, 2)
-    wanted = np.zeros((n, n), bool)
-    wanted[pairs[:, 0], pairs[:, 1]] = True
+    if len(hosts) == len(involved):  # every host is the platform's: the messages as one matrix
+        at = np.array([platform.host_index(h) for h in hosts], dtype=np.int64)
+        wanted = ~np.isnan(size_matrix(collective.base, platform)[np.ix_(at, at)])
+    else:
+        position = {h: i for i, h in enumerate(hosts)}
+        pairs = np.array([(position[s], position[d]) for s, d in collective.pairs() if s in position and d in position],
+                         dtype=np.int64).reshape(-1, 2)
+        wanted = np.zeros((n, n), bool)
+        wanted[pairs[:, 0], pairs[:, 1]] = True
     # step k = 1 .. n-1: host i sends to host i + k (mod n), in host order
     src = np.tile(np.arange(n, dtype=np.int64), max(n - 1, 0))
     dst = (src + np.repeat(np.arange(1, n, dtype=np.int64), n)) % n
