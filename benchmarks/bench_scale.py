@@ -5,8 +5,9 @@ resident memory measured by ``os.wait4``), on platforms and collectives the
 script writes with ``collsched platform generate`` and ``collective new``
 (all-to-all of 1 MB messages). The matching ordering is timed in the Rust core
 and, with ``--scipy``, in the scipy reference (29 s at N = 1,024). Lowering is
-timed per operation, through the ProgramBuilder and column-wise, on the same
-schedule (the two programs are checked equal).
+timed per operation, through the ProgramBuilder, column-wise from Transfer
+objects and from the caterpillar's columns, on the same schedule (the programs
+are checked equal), and the program's validation per operation.
 
 Run: ``PYTHONPATH=python python benchmarks/bench_scale.py [--quick] [--scipy]``
 (``--quick``: 256 hosts only). Figures depend on the machine and its load; the
@@ -100,9 +101,13 @@ def lowering_case(n: int) -> None:
         finally:
             columns._direct = direct
         assert cols == fast == slow
+        start = time.perf_counter()
+        cs.validate(p, c, cols)
+        t_valid = time.perf_counter() - start
         print(f"lowering caterpillar N={n} sync={sync}: {fast.n_ops} ops, ProgramBuilder "
               f"{1e6 * t_slow / fast.n_ops:.2f} us/op, column-wise from Transfers {1e6 * t_fast / fast.n_ops:.2f} us/op, "
-              f"from columns {1e6 * t_cols / fast.n_ops:.2f} us/op", flush=True)
+              f"from columns {1e6 * t_cols / fast.n_ops:.2f} us/op; validating it {1e6 * t_valid / fast.n_ops:.2f} us/op",
+              flush=True)
 
 
 def main(argv: list[str]) -> None:
