@@ -20,7 +20,8 @@ steady-state rate (:func:`collsched.simulation.steady.steady_rate`: the
 marginal rate between two series lengths, start-up excluded) and its gap,
 besides the rate of the series' ``count`` operations. A step schedule is
 run with each synchronisation mode (barriers, ready signals, per-sender
-order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
+order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it;
+a mode whose makespan provably exceeds the best so far (:func:`collsched.bounds.sync_bound`) is not run.
 An algorithm that fails gives a row that says why instead of an exception.
 
 Examples
