@@ -54,7 +54,19 @@ def test_the_barrier_floor_is_the_sum_of_the_steps_slowest_messages():
     p = cs.topologies.star(3, bandwidth=1e6, latency=1e-3)
     c = cs.AllToAll(senders=p.hosts, size=[[0, 1e6, 2e6], [1e6, 0, 1e6], [3e6, 1e6, 0]])
     s = cs.plan(p, c, algorithm="caterpillar")  # steps (0->1, 1->2, 2->0) and (0->2, 1->0, 2->1)
-    assert sync_bound(p, c, s, "barrier", model=Fluid()) == pytest.approx((2e-3 + 3.0) + (2e-3 + 2.0), rel=1e-12)
+    # the slowest message of each step, and between them a barrier of two rounds of 2 ms each
+    assert sync_bound(p, c, s, "barrier", model=Fluid()) == pytest.approx((2e-3 + 3.0) + 4e-3 + (2e-3 + 2.0), rel=1e-12)
+
+
+def test_the_barrier_floor_counts_the_bytes_a_step_sends_through_a_link():
+    # apart, every message takes 1.002 s; together, h0 and h1 send 2 MB into h2's link of 1 MB/s
+    p = cs.topologies.star(3, bandwidth=1e6, latency=1e-3)
+    c = cs.AllToMany({("h0", "h2"): 1e6, ("h1", "h2"): 1e6, ("h2", "h0"): 1e6})
+    s = cs.StepSchedule.from_pairs([[("h0", "h2"), ("h2", "h0")], [("h1", "h2")]])
+    assert sync_bound(p, c, s, "barrier", model=Fluid()) == pytest.approx(1.002 + 4e-3 + 1.002, rel=1e-12)
+    together = cs.StepSchedule.from_pairs([[("h0", "h2"), ("h1", "h2"), ("h2", "h0")]])
+    assert sync_bound(p, c, together, "barrier", model=Fluid()) == pytest.approx(2.0, rel=1e-12)
+    assert cs.simulate(p, together.lower(p, c, sync="barrier"), c).makespan >= 2.0
 
 
 @pytest.mark.parametrize("p", list(platforms())[:3], ids=lambda p: p.name)
@@ -71,14 +83,16 @@ def test_compare_keeps_the_same_mode_and_makespan_when_it_skips(p, monkeypatch):
 
 def test_a_mode_ruled_out_is_said():
     # 3 steps of 1 MB over 1 MB/s links, 2 ms of route latency: post_all ends at 3.006 s; ready signals add 2 ms a
-    # step (floor 3.012 s > 3.006 s: not run); barriers' floor is 3.006 s, not above, so they run (3.014 s)
+    # step (floor 3.012 s), barriers two rounds of 2 ms between steps (floor 3.014 s): neither runs
     p = cs.topologies.star(4, bandwidth=1e6, latency=1e-3)
     c = cs.AllToAll(senders=p.hosts, size=1e6)
     s = cs.plan(p, c, algorithm="caterpillar")
     assert sync_bound(p, c, s, "ready", model=Fluid()) == pytest.approx(3.012, rel=1e-12)
-    assert sync_bound(p, c, s, "barrier", model=Fluid()) == pytest.approx(3.006, rel=1e-12)
+    assert sync_bound(p, c, s, "barrier", model=Fluid()) == pytest.approx(3.014, rel=1e-12)
+    assert cs.simulate(p, s.lower(p, c, sync="barrier"), c).makespan == pytest.approx(3.014, rel=1e-12)
     cand = compare(p, c, algorithms=["caterpillar"]).best
     assert cand.schedule.params["sync"] == "post_all" and cand.achieved == pytest.approx(3.006, rel=1e-12)
-    assert cand.notes == ("sync ready not run: its makespan is at least 3.012 s (each rank's steps in sequence, each "
-                          "message at least its least latency plus bytes over its widest path) > 3.006 s with sync "
-                          "post_all",)
+    why = ("(each rank's steps in sequence, each message at least its least latency plus bytes over its widest path) "
+           "> 3.006 s with sync post_all")
+    assert cand.notes == (f"sync ready not run: its makespan is at least 3.012 s {why}",
+                          f"sync barrier not run: its makespan is at least 3.014 s {why}")

@@ -264,8 +264,15 @@ def sync_bound(platform, collective, schedule, sync: str, *, model: Model) -> fl
     the longest chain of these through the steps: with ``T(r)`` the time
     rank ``r`` ends a step (0 before the first), a message of step ``k``
     ends no earlier than ``e = max(T(d) + L(d, s), T(s)) + L(s, d) + m /
-    B(s, d)`` (ready) or ``max over ranks of T + L(s, d) + m / B(s, d)``
-    (barrier), and ``T`` of its two ranks becomes at least ``e``.
+    B(s, d)`` (ready) or ``max over ranks of T + max(L(s, d) + m / B(s, d),
+    D_k)`` (barrier), and ``T`` of its two ranks becomes at least ``e``;
+    ``D_k`` is the largest time a channel of the routes needs for the bytes
+    step ``k`` sends through it at its bandwidth (flows share a channel;
+    fatpipe links are left out). A barrier's rounds add, between steps, at
+    least the sum over rounds ``j`` of the least latency from a rank to the
+    rank ``2^j`` after it: a rank's send of round ``j`` ends its latency
+    after the rank starts the round (sends end when their flow ends), and
+    its round ``j + 1`` waits for it.
 
     Parameters
     ----------
@@ -290,14 +297,15 @@ def sync_bound(platform, collective, schedule, sync: str, *, model: Model) -> fl
     Examples
     --------
     Two steps on a star of 1 MB/s links of 1 ms: each message takes at
-    least 2 ms of latency and 1 s of bytes, and its ready signal 2 ms more.
+    least 2 ms of latency and 1 s of bytes; its ready signal 2 ms more, or
+    the barrier between the steps two rounds of 2 ms.
 
     >>> import collsched as cs
     >>> p = cs.topologies.star(3, bandwidth=1e6, latency=1e-3)
     >>> c = cs.AllToAll(senders=p.hosts, size=1e6)
     >>> s = cs.plan(p, c, algorithm="caterpillar")
     >>> round(sync_bound(p, c, s, "barrier", model=Fluid()), 9), round(sync_bound(p, c, s, "ready", model=Fluid()), 9)
-    (2.004, 2.008)
+    (2.008, 2.008)
     >>> all(cs.simulate(p, s.lower(p, c, sync=sync), c).makespan >= sync_bound(p, c, s, sync, model=Fluid())
     ...     for sync in ("barrier", "ready"))
     True
@@ -311,6 +319,7 @@ def sync_bound(platform, collective, schedule, sync: str, *, model: Model) -> fl
         return None
     step, src, dst, size, n_steps = cols
     hosts = platform.hosts
+    busy = _step_link_time(platform, step, src, dst, size, n_steps) if sync == "barrier" else None
     table = graph_paths(platform, hosts)
     rows = np.array([table.row(h) for h in hosts], dtype=np.int64)
     columns = np.array([table.column(h) for h in hosts], dtype=np.int64)
@@ -319,16 +328,45 @@ def sync_bound(platform, collective, schedule, sync: str, *, model: Model) -> fl
     signal = least[dst, src]
     ends = np.zeros(len(hosts))
     bounds = np.searchsorted(step, np.arange(n_steps + 1))
+    # a barrier's round j: each rank's empty message to the rank 2^j after it ends its latency after the round
+    # starts, and the rank's next round waits for it; so a rank leaves the barrier no earlier than this after it enters
+    n = len(hosts)
+    ring = np.arange(n)
+    rounds = sum(float(least[ring, (ring + (1 << j)) % n].min()) for j in range(max(0, (n - 1).bit_length())))
     for k in range(n_steps):
         lo, hi = bounds[k], bounds[k + 1]
         s, d = src[lo:hi], dst[lo:hi]
-        if sync == "barrier":
-            e = ends.max() + flow[lo:hi]
+        if sync == "barrier":  # and the step's bytes through a link take that link's bandwidth's time
+            start = np.maximum(ends.max(), ends + rounds) if k > 0 else ends
+            e = np.maximum(start[s], start[d]) + np.maximum(flow[lo:hi], busy[k])
         else:
             e = np.maximum(ends[d] + signal[lo:hi], ends[s]) + flow[lo:hi]
         np.maximum.at(ends, s, e)
         np.maximum.at(ends, d, e)
     return float(ends.max()) if len(ends) else 0.0
+
+
+def _step_link_time(platform, step, src, dst, size, n_steps: int) -> np.ndarray:
+    """Per step, the largest time a channel of the routes needs for the step's bytes through it.
+
+    Under Fluid the flows through a channel share its bandwidth, so the
+    bytes a step sends through it take at least bytes / bandwidth; fatpipe
+    links give each flow their full bandwidth and are left out, and a
+    transfer whose route crosses a channel twice counts it once.
+    """
+    from .platform.routes import channels, link_numbers, pair_routes, sharing_codes
+
+    routes = pair_routes(platform, platform.hosts, src, dst)
+    n_channels = 2 * len(platform.links)
+    keep = sharing_codes(platform)[routes.hop_link] != 2
+    chan = channels(platform, routes.hop_link, routes.hop_fwd)[keep]
+    owner = routes.hop_pair[keep]
+    key = np.unique(owner * n_channels + chan)  # (transfer, channel), each once
+    owner, chan = np.divmod(key, n_channels)
+    load = np.bincount(step[owner] * n_channels + chan, weights=size[owner], minlength=n_steps * n_channels)
+    _, bandwidth = link_numbers(platform)
+    capacity = np.repeat(bandwidth, 2)
+    return (load.reshape(n_steps, n_channels) / capacity).max(axis=1) if n_steps else np.zeros(0)
 
 
 def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
