@@ -36,6 +36,34 @@ def modes_to_try(schedule, platform, collective, deadline: float, max_ops: int) 
     left), and why not the others.
 
     The mode of the smallest program always runs, so that the candidate has a result.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        Only a :class:`~collsched.schedules.StepSchedule` has modes; any other gives ``[None]``.
+    platform, collective
+        What the schedule is lowered for.
+    deadline : float
+        ``time.perf_counter()`` by which the comparison should end; a mode estimated
+        (:data:`~collsched.algorithms.calibration.OP_SECONDS` per operation) to end after it is not tried.
+    max_ops : int
+        The largest program a mode other than the smallest may lower to.
+
+    Returns
+    -------
+    (list, list of str)
+        The modes to try, and one note per mode left out.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> s = cs.plan(p, c, algorithm="caterpillar")
+    >>> modes_to_try(s, p, c, float("inf"), 10**6)
+    (['post_all', 'ready', 'barrier'], [])
+    >>> modes_to_try(cs.plan(p, cs.Scatter(source="h0", targets=p.hosts, size=1), algorithm="linear"), p, c, 0.0, 1)
+    ([None], [])
     """
     if not isinstance(schedule, StepSchedule):
         return [None], []
