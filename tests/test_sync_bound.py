@@ -92,7 +92,9 @@ def test_a_mode_ruled_out_is_said():
     assert cs.simulate(p, s.lower(p, c, sync="barrier"), c).makespan == pytest.approx(3.014, rel=1e-12)
     cand = compare(p, c, algorithms=["caterpillar"]).best
     assert cand.schedule.params["sync"] == "post_all" and cand.achieved == pytest.approx(3.006, rel=1e-12)
-    why = ("(each rank's steps in sequence, each message at least its least latency plus bytes over its widest path) "
-           "> 3.006 s with sync post_all")
-    assert cand.notes == (f"sync ready not run: its makespan is at least 3.012 s {why}",
-                          f"sync barrier not run: its makespan is at least 3.014 s {why}")
+    after = "> 3.006 s with sync post_all"
+    assert cand.notes == (
+        "sync ready not run: its makespan is at least 3.012 s (each rank's steps in sequence, each message at least "
+        f"its ready signal's latency, then its least latency plus bytes over its widest path) {after}",
+        "sync barrier not run: its makespan is at least 3.014 s (steps in sequence, each at least its slowest message "
+        f"alone and its busiest link's bytes, each barrier at least its rounds' latencies) {after}")

@@ -459,6 +459,15 @@ def _judged(c: Candidate, bound: Bound | None) -> Candidate:
     return replace(c, gap=gap, steady_gap=steady_gap, status=Status.OPTIMAL if optimal else Status.FEASIBLE)
 
 
+#: Why :func:`~collsched.bounds.sync_bound` is a floor, as a note says it.
+_FLOOR_WHY = {
+    "ready": "each rank's steps in sequence, each message at least its ready signal's latency, then its least "
+             "latency plus bytes over its widest path",
+    "barrier": "steps in sequence, each at least its slowest message alone and its busiest link's bytes, each "
+               "barrier at least its rounds' latencies",
+}
+
+
 def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool,
                deadline: float = math.inf, max_ops: int = 0) -> Candidate:
     start = time.perf_counter()
@@ -479,8 +488,7 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
             floor = None if best is None or metric != "makespan" else sync_bound(platform, collective, schedule, sync,
                                                                                   model=model)
             if floor is not None and floor > best[1].makespan * (1 + 1e-9):
-                notes.append(f"sync {sync} not run: its makespan is at least {floor:.4g} s (each rank's steps in "
-                             f"sequence, each message at least its least latency plus bytes over its widest path) "
+                notes.append(f"sync {sync} not run: its makespan is at least {floor:.4g} s ({_FLOOR_WHY[sync]}) "
                              f"> {best[1].makespan:.4g} s with sync {best[0].params['sync']}")
                 continue
             if sync is not None:
