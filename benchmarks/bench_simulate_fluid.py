@@ -46,7 +46,12 @@ compares.
 Targets (issue #17): ours at least 100 times faster than SimGrid at N = 128
 on all four cases with the same makespan (1e-9); N = 1024 under 1 s.
 
-Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--repeat K] [N ...]``.
+With ``--phases``, prints instead the best time of each phase of
+``cs.simulate`` (checking the program, routing its pairs, compiling the
+stage table, the Rust core, the results) and of the whole call; ``check``
+to ``results`` add up to about ``whole``.
+
+Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--repeat K] [N ...]``.
 """
 
 from __future__ import annotations
@@ -92,6 +97,40 @@ def ours(topology: str, n: int, mode: str, repeat: int) -> dict:
         best = min(best, time.perf_counter() - start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux reports kB)
     return dict(wall=best, makespan=result.makespan, events=result.events, peak_mb=peak)
+
+
+def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
+    """Best time of each phase of ``cs.simulate`` (the steps of its body, called one by one) and of the whole call."""
+    import numpy as np
+
+    import collsched as cs
+    from collsched import _core
+    from collsched import simulation as sim
+    from collsched.schedules.trace import Trace
+    from collsched.simulation.compile import Context
+    from collsched.simulation.routes import link_busy
+
+    p, program = case(topology, n, mode)
+    model = cs.models.Fluid()
+    best: dict[str, float] = {}
+
+    def timed(name, f):
+        start = time.perf_counter()
+        out = f()
+        best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+        return out
+
+    names = ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")
+    for _ in range(repeat):
+        dense = timed("check", lambda: (sim._structure(program), sim._dense(program))[1])
+        ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
+        table = timed("compile", lambda: model._compile(ctx))
+        out = timed("core", lambda: _core.simulate(
+            len(dense.ranks), *(np.ascontiguousarray(getattr(dense, k), dtype=np.int64) for k in names),
+            *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
+        timed("results", lambda: (link_busy(p, dense, ctx.routes, ctx.pair), Trace.of_program(program, out[0], out[1])))
+        timed("whole", lambda: cs.simulate(p, program, model=model))
+    return best
 
 
 def transfers(topology: str, n: int, mode: str) -> tuple[list[str], list[list[tuple[float, int, int]]]]:
@@ -239,16 +278,34 @@ def main(sizes: list[int], repeat: int) -> None:
     print(f"load average after: {load()}")
 
 
+def main_phases(sizes: list[int], repeat: int) -> None:
+    print(f"load average before: {load()}; best of {repeat} runs of each phase of cs.simulate (seconds)")
+    cols = ("check", "routes", "compile", "core", "results", "whole")
+    print(f"{'topology':<9} {'N':>5} {'mode':<11} " + " ".join(f"{c:>8}" for c in cols))
+    for topology in TOPOLOGIES:
+        for n in sizes:
+            for mode in MODES:
+                r = in_child("phases", topology, str(n), mode, str(repeat))
+                cells = f"error: {r['error']}" if "error" in r else " ".join(f"{r[c]:>8.4f}" for c in cols)
+                print(f"{topology:<9} {n:>5} {mode:<11} {cells}", flush=True)
+    print(f"load average after: {load()}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         what, topology, n, mode, extra = sys.argv[2:7]
         if what == "ours":
             print(json.dumps(ours(topology, int(n), mode, int(extra))))
+        elif what == "phases":
+            print(json.dumps(phases(topology, int(n), mode, int(extra))))
         else:
             print(json.dumps(simgrid(topology, int(n), mode, extra)))
     else:
         args = sys.argv[1:]
-        k = 3
-        if args[:1] == ["--repeat"]:
-            k, args = int(args[1]), args[2:]
-        main([int(a) for a in args] or [64, 128, 256, 1024], k)
+        k, split = 3, False
+        while args[:1] in (["--repeat"], ["--phases"]):
+            if args[0] == "--phases":
+                split, args = True, args[1:]
+            else:
+                k, args = int(args[1]), args[2:]
+        (main_phases if split else main)([int(a) for a in args] or [64, 128, 256, 1024], k)
