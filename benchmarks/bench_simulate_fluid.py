@@ -39,7 +39,9 @@ sides compute the same thing; the relative difference of the makespans
 (SimGrid's clock at the end against ``SimResult.makespan``) is printed.
 Each figure is the best of ``--repeat`` runs (default 3), each in its own
 process for SimGrid (its engine cannot be created twice in one process)
-and in one process for collsched. The load average is printed before and
+and in one process for collsched, on one platform object (whose route
+cache is warm after the first call, as SimGrid's routes are computed when
+it loads the platform, which is not timed either). The load average is printed before and
 after: the machine is shared, and ratios taken in the same run are what
 compares.
 
