@@ -1,21 +1,65 @@
-"""Fluid model at scale: all-to-all on a star and on a two-level fat tree.
+"""Fluid model at scale, against SimGrid's engine alone: all-to-all on a star and on a two-level fat tree.
 
-For N = 64, 128, 256, 1024 hosts and two ways of issuing the messages —
-everything in flight at once, or each sender one message after the other
-(caterpillar order) — prints the wall time of ``cs.simulate`` under
-``Fluid()`` and the peak memory of the process, and, up to N = 128, the same
-case in SimGrid (``backend="simgrid"``, when its bindings are installed)
-with the ratio of wall times and the relative difference of makespans.
-Targets: at least 100 times faster than SimGrid at N = 128 with the same
-makespan; N = 1024 under 30 s and 2 GB. Each case runs in its own process,
-so that its peak memory is its own.
+For each N (default 64, 128, 256, 1024), each topology (a star, and a
+two-level fat tree of ``N / 16`` leaves of 16 hosts) and two ways of issuing
+the 1 MB messages — everything in flight at once, or each sender one message
+after the other (caterpillar order: host i sends to i+1, i+2, ...) — prints
+the wall time of the whole ``cs.simulate(platform, program, Fluid())`` call
+and the peak memory of its process; up to N = 128 (and when SimGrid's
+bindings are installed) also SimGrid's own simulation time on the same case.
 
-Run: ``.venv/bin/python benchmarks/bench_simulate_fluid.py [N ...]``.
+What the SimGrid figure includes, and what it does not
+-------------------------------------------------------
+Only ``Engine.run()``, timed around that call inside the SimGrid child
+process: not the process start, not loading the bindings, not parsing the
+platform, not creating the actors (Debian's SimGrid has no C++ headers here,
+so the drivers are Python actors; their Python code that runs inside
+``Engine.run()`` is counted). The platform is the file that
+``backend="simgrid"`` gives SimGrid (:func:`collsched.simulation.simgrid._simgrid_xml`:
+link latencies 0, so that CM02 shares equally; the route latency is waited
+by the sender before its transfer, as ``backend="simgrid"`` does), with the
+same configuration (:data:`collsched.simulation.simgrid.CONFIG`). Two
+drivers, the faster kept:
+
+``sendto``
+    no mailboxes nor receivers: ``Comm.sendto_async(src, dst, bytes)``. In
+    flight: one actor per sender waits each distinct latency of its routes
+    and posts the transfers of that latency, then waits for all. Sequential:
+    one actor per sender waits the latency, then ``sendto_async(...).wait()``,
+    message after message.
+``mailbox``
+    one mailbox per destination host, with a permanent receiver (SimGrid's
+    eager mode: a transfer starts when it is put) that posts every
+    ``get_async`` of its host at once and waits for all; the senders post
+    ``put_async`` (in flight: all after their latencies, then wait;
+    sequential: one at a time).
+
+The transfers are the program's sends (source, destination, bytes), so both
+sides compute the same thing; the relative difference of the makespans
+(SimGrid's clock at the end against ``SimResult.makespan``) is printed.
+Each figure is the best of ``--repeat`` runs (default 3), each in its own
+process for SimGrid (its engine cannot be created twice in one process)
+and in one process for collsched, on one platform object (whose route
+cache is warm after the first call, as SimGrid's routes are computed when
+it loads the platform, which is not timed either). The load average is printed before and
+after: the machine is shared, and ratios taken in the same run are what
+compares.
+
+Targets (issue #17): ours at least 100 times faster than SimGrid at N = 128
+on all four cases with the same makespan (1e-9); N = 1024 under 1 s.
+
+With ``--phases``, prints instead the best time of each phase of
+``cs.simulate`` (checking the program, routing its pairs, compiling the
+stage table, the Rust core, the results) and of the whole call; ``check``
+to ``results`` add up to about ``whole``.
+
+Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--repeat K] [N ...]``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -23,6 +67,9 @@ import time
 from pathlib import Path
 
 SIMGRID_UP_TO = 128
+DRIVERS = ("sendto", "mailbox")
+TOPOLOGIES = ("star", "fat_tree")
+MODES = ("in_flight", "sequential")
 
 
 def platform(topology: str, n: int):
@@ -33,51 +80,234 @@ def platform(topology: str, n: int):
     return cs.topologies.fat_tree(n // 16, 16, bandwidth=1.25e8, latency=1e-5)
 
 
-def run_case(topology: str, n: int, mode: str, backend: str) -> dict:
-    import collsched as cs
+def case(topology: str, n: int, mode: str):
     from programs import caterpillar
 
     p = platform(topology, n)
-    program = caterpillar(p.hosts, 1e6, sequential=(mode == "sequential"))
-    start = time.perf_counter()
-    result = cs.simulate(p, program, model=cs.models.Fluid(), backend=backend)
-    wall = time.perf_counter() - start
+    return p, caterpillar(p.hosts, 1e6, sequential=(mode == "sequential"))
+
+
+def ours(topology: str, n: int, mode: str, repeat: int) -> dict:
+    """Best wall time of the whole ``cs.simulate`` call, over ``repeat`` calls in this process."""
+    import collsched as cs
+
+    p, program = case(topology, n, mode)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = cs.simulate(p, program, model=cs.models.Fluid())
+        best = min(best, time.perf_counter() - start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux reports kB)
-    return dict(wall=wall, makespan=result.makespan, events=result.events, peak_mb=peak)
+    return dict(wall=best, makespan=result.makespan, events=result.events, peak_mb=peak)
 
 
-def in_child(*args: str) -> dict | None:
-    out = subprocess.run([sys.executable, __file__, "--case", *args], capture_output=True, text=True,
+def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
+    """Best time of each phase of ``cs.simulate`` (the steps of its body, called one by one) and of the whole call."""
+    import numpy as np
+
+    import collsched as cs
+    from collsched import _core
+    from collsched import simulation as sim
+    from collsched.schedules.trace import Trace
+    from collsched.simulation.compile import Context
+    from collsched.simulation.routes import link_busy
+
+    p, program = case(topology, n, mode)
+    model = cs.models.Fluid()
+    best: dict[str, float] = {}
+
+    def timed(name, f):
+        start = time.perf_counter()
+        out = f()
+        best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+        return out
+
+    names = ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")
+    for _ in range(repeat):
+        dense = timed("check", lambda: (sim._structure(program), sim._dense(program))[1])
+        ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
+        table = timed("compile", lambda: model._compile(ctx))
+        out = timed("core", lambda: _core.simulate(
+            len(dense.ranks), *(np.ascontiguousarray(getattr(dense, k), dtype=np.int64) for k in names),
+            *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
+        timed("results", lambda: (link_busy(p, dense, ctx.routes, ctx.pair), Trace.of_program(program, out[0], out[1])))
+        timed("whole", lambda: cs.simulate(p, program, model=model))
+    return best
+
+
+def transfers(topology: str, n: int, mode: str) -> tuple[list[str], list[list[tuple[float, int, int]]]]:
+    """Hosts, and per sender its transfers ``(route latency, destination, bytes)`` in program order."""
+    from collsched.schedules.program import SEND
+
+    p, program = case(topology, n, mode)
+    hosts = list(program.ranks)
+    lat = p.latency_matrix(hosts)
+    per: list[list[tuple[float, int, int]]] = [[] for _ in hosts]
+    sends = [i for i in range(program.n_ops) if program.op_kind[i] == SEND]
+    for i in sends:
+        a, b = int(program.op_rank[i]), int(program.op_peer[i])
+        per[a].append((float(lat[a, b]), b, int(program.op_size[i])))
+    return hosts, per
+
+
+def simgrid(topology: str, n: int, mode: str, driver: str) -> dict:
+    """SimGrid's ``Engine.run()`` alone on the case, with ``driver`` (runs in a child process)."""
+    import tempfile
+
+    from collsched.simulation import _simgrid_loader
+    from collsched.simulation.simgrid import CONFIG, _simgrid_xml
+
+    sg = _simgrid_loader.load()
+    p, _ = case(topology, n, mode)
+    hosts, per = transfers(topology, n, mode)
+    engine = sg.Engine(["bench"] + [f"--cfg={c}" for c in CONFIG] + ["--log=root.thres:warning"])
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(_simgrid_xml(p, 1.0))
+    try:
+        engine.load_platform(f.name)
+    finally:
+        os.unlink(f.name)
+    host = [sg.Host.by_name(h) for h in hosts]
+    sequential = mode == "sequential"
+    done = [0]
+
+    def groups(items):  # consecutive runs of one latency, in increasing latency
+        out: dict[float, list] = {}
+        for t, b, size in items:
+            out.setdefault(t, []).append((b, size))
+        return sorted(out.items())
+
+    def sender_sendto(a: int) -> None:
+        if sequential:
+            for t, b, size in per[a]:
+                sg.this_actor.sleep_for(t)
+                sg.Comm.sendto_async(host[a], host[b], size).wait()
+                done[0] += 1
+            return
+        comms = []
+        for t, items in groups(per[a]):
+            sg.this_actor.sleep_until(t)
+            comms += [sg.Comm.sendto_async(host[a], host[b], size) for b, size in items]
+        sg.Comm.wait_all(comms)
+        done[0] += len(comms)
+
+    boxes = [sg.Mailbox.by_name(f"to{b}") for b in range(len(hosts))]
+    incoming = [0] * len(hosts)
+    for items in per:
+        for _, b, _ in items:
+            incoming[b] += 1
+
+    def receiver(b: int) -> None:
+        gets = [boxes[b].get_async() for _ in range(incoming[b])]
+        sg.Comm.wait_all([g for g, _ in gets])
+        done[0] += len(gets)
+
+    def sender_mailbox(a: int) -> None:
+        if sequential:
+            for t, b, size in per[a]:
+                sg.this_actor.sleep_for(t)
+                boxes[b].put_async(a, size).wait()
+            return
+        comms = []
+        for t, items in groups(per[a]):
+            sg.this_actor.sleep_until(t)
+            comms += [boxes[b].put_async(a, size) for b, size in items]
+        sg.Comm.wait_all(comms)
+
+    if driver == "mailbox":
+        for b in range(len(hosts)):
+            if incoming[b]:
+                actor = sg.Actor.create(f"recv{b}", host[b], receiver, b)
+                boxes[b].set_receiver(actor)
+    for a in range(len(hosts)):
+        if per[a]:
+            sg.Actor.create(f"send{a}", host[a], sender_sendto if driver == "sendto" else sender_mailbox, a)
+    start = time.perf_counter()
+    engine.run()
+    wall = time.perf_counter() - start
+    expected = sum(len(x) for x in per)
+    if done[0] != expected:
+        raise RuntimeError(f"{driver}: {done[0]} of {expected} transfers completed")
+    return dict(wall=wall, makespan=engine.clock)
+
+
+def in_child(*args: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
                          cwd=Path(__file__).parent)
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:
+        return {"error": (out.stderr.strip().splitlines() or [f"exit code {out.returncode}"])[-1]}
+    return json.loads(lines[-1])
 
 
-def main(sizes: list[int]) -> None:
-    print(f"{'topology':<9} {'N':>5} {'mode':<11} {'ours s':>8} {'peak MB':>8} {'simgrid s':>10} "
-          f"{'ratio':>7} {'makespan diff':>14}")
-    for topology in ("star", "fat_tree"):
+def simgrid_best(topology: str, n: int, mode: str, driver: str, repeat: int) -> dict:
+    runs = [in_child("simgrid", topology, str(n), mode, driver) for _ in range(repeat)]
+    errors = [r for r in runs if "error" in r]
+    return errors[0] if errors else min(runs, key=lambda r: r["wall"])
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(sizes: list[int], repeat: int) -> None:
+    from collsched.simulation._simgrid_loader import unavailable_reason
+
+    reason = unavailable_reason()
+    print(f"load average before: {load()}; best of {repeat} runs each; SimGrid: Engine.run() only"
+          + (f" (unavailable: {reason})" if reason else ""))
+    print(f"{'topology':<9} {'N':>5} {'mode':<11} {'ours s':>8} {'peak MB':>8} {'sendto s':>9} {'mailbox s':>10} "
+          f"{'ratio':>7} {'makespan rel diff':>18}")
+    for topology in TOPOLOGIES:
         for n in sizes:
-            for mode in ("in_flight", "sequential"):
-                ours = in_child(topology, str(n), mode, "collsched")
-                if "error" in ours:
-                    print(f"{topology:<9} {n:>5} {mode:<11} error: {ours['error']}")
+            for mode in MODES:
+                us = in_child("ours", topology, str(n), mode, str(repeat))
+                if "error" in us:
+                    print(f"{topology:<9} {n:>5} {mode:<11} error: {us['error']}", flush=True)
                     continue
-                row = f"{topology:<9} {n:>5} {mode:<11} {ours['wall']:>8.2f} {ours['peak_mb']:>8.0f}"
-                if n <= SIMGRID_UP_TO:
-                    sg = in_child(topology, str(n), mode, "simgrid")
-                    if "error" in sg:
-                        row += f" {'n/a':>10}  ({sg['error'][:60]})"
+                row = f"{topology:<9} {n:>5} {mode:<11} {us['wall']:>8.4f} {us['peak_mb']:>8.0f}"
+                if n <= SIMGRID_UP_TO and reason is None:
+                    sg = {d: simgrid_best(topology, n, mode, d, repeat) for d in DRIVERS}
+                    bad = [f"{d}: {r['error']}" for d, r in sg.items() if "error" in r]
+                    if bad:
+                        row += f"  SimGrid failed ({bad[0][:80]})"
                     else:
-                        diff = abs(sg["makespan"] - ours["makespan"]) / ours["makespan"]
-                        row += f" {sg['wall']:>10.2f} {sg['wall'] / ours['wall']:>7.0f} {diff:>14.1e}"
+                        fastest = min(sg.values(), key=lambda r: r["wall"])
+                        diff = max(abs(r["makespan"] - us["makespan"]) for r in sg.values()) / us["makespan"]
+                        row += (f" {sg['sendto']['wall']:>9.3f} {sg['mailbox']['wall']:>10.3f} "
+                                f"{fastest['wall'] / us['wall']:>7.1f} {diff:>18.1e}")
                 print(row, flush=True)
+    print(f"load average after: {load()}")
+
+
+def main_phases(sizes: list[int], repeat: int) -> None:
+    print(f"load average before: {load()}; best of {repeat} runs of each phase of cs.simulate (seconds)")
+    cols = ("check", "routes", "compile", "core", "results", "whole")
+    print(f"{'topology':<9} {'N':>5} {'mode':<11} " + " ".join(f"{c:>8}" for c in cols))
+    for topology in TOPOLOGIES:
+        for n in sizes:
+            for mode in MODES:
+                r = in_child("phases", topology, str(n), mode, str(repeat))
+                cells = f"error: {r['error']}" if "error" in r else " ".join(f"{r[c]:>8.4f}" for c in cols)
+                print(f"{topology:<9} {n:>5} {mode:<11} {cells}", flush=True)
+    print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--case"]:
-        topology, n, mode, backend = sys.argv[2:6]
-        print(json.dumps(run_case(topology, int(n), mode, backend)))
+    if sys.argv[1:2] == ["--child"]:
+        what, topology, n, mode, extra = sys.argv[2:7]
+        if what == "ours":
+            print(json.dumps(ours(topology, int(n), mode, int(extra))))
+        elif what == "phases":
+            print(json.dumps(phases(topology, int(n), mode, int(extra))))
+        else:
+            print(json.dumps(simgrid(topology, int(n), mode, extra)))
     else:
-        main([int(a) for a in sys.argv[1:]] or [64, 128, 256, 1024])
+        args = sys.argv[1:]
+        k, split = 3, False
+        while args[:1] in (["--repeat"], ["--phases"]):
+            if args[0] == "--phases":
+                split, args = True, args[1:]
+            else:
+                k, args = int(args[1]), args[2:]
+        (main_phases if split else main)([int(a) for a in args] or [64, 128, 256, 1024], k)

@@ -102,6 +102,10 @@ def _interleave(csrs: list[tuple[np.ndarray, np.ndarray]], n: int) -> tuple[np.n
     counts = np.stack([np.diff(ptr) for ptr, _ in csrs], axis=1).reshape(-1) if n else np.zeros(0, _I)
     ptr = np.zeros(n * k + 1, _I)
     np.cumsum(counts, out=ptr[1:])
+    filled = [j for j, (p, _) in enumerate(csrs) if p[-1] > p[0]]
+    if len(filled) <= 1:  # one slot has entries (a model's usual case): they are already in stage order
+        p, idx = csrs[filled[0]] if filled else (None, np.zeros(0, _I))
+        return ptr, idx if p is None else idx[p[0]:p[-1]]
     out = np.empty(int(ptr[-1]), _I)
     for j, (p, idx) in enumerate(csrs):
         c = np.diff(p)
@@ -166,6 +170,10 @@ class Part:
         >>> Part.join([a, a]).act_ptr.tolist()
         [0, 1, 2]
         """
+        parts = [p for p in parts if p.n_activities] or parts[:1]
+        if len(parts) == 1:  # nothing to join (a program without computations, say)
+            return parts[0]
+
         def chain(ptrs):
             out, base = [np.zeros(1, _I)], 0
             for p in ptrs:
