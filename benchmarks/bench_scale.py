@@ -5,8 +5,9 @@ resident memory measured by ``os.wait4``), on platforms and collectives the
 script writes with ``collsched platform generate`` and ``collective new``
 (all-to-all of 1 MB messages). The matching ordering is timed in the Rust core
 and, with ``--scipy``, in the scipy reference (29 s at N = 1,024). Lowering is
-timed per operation, through the ProgramBuilder and column-wise, on the same
-schedule (the two programs are checked equal).
+timed per operation, through the ProgramBuilder, column-wise from Transfer
+objects and from the caterpillar's columns, on the same schedule (the programs
+are checked equal), and the program's validation per operation.
 
 Run: ``PYTHONPATH=python python benchmarks/bench_scale.py [--quick] [--scipy]``
 (``--quick``: 256 hosts only). Figures depend on the machine and its load; the
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -78,22 +80,34 @@ def matching_case(n: int, scipy: bool) -> None:
 def lowering_case(n: int) -> None:
     p = cs.topologies.fat_tree(n // 16, 16)
     c = cs.AllToAll(senders=p.hosts, size=1e6)
-    s = cs.plan(p, c, algorithm="caterpillar")
+    start = time.perf_counter()
+    s = cs.plan(p, c, algorithm="caterpillar")  # steps as columns (DirectSteps)
+    t_plan = time.perf_counter() - start
+    objects = replace(s, steps=tuple(s.steps))  # the same steps as Transfer objects
     s.lower(p, c, sync="post_all")  # warm the collective's caches
+    print(f"caterpillar N={n}: planned in {t_plan:.2f} s, {s.n_transfers} transfers as columns", flush=True)
     for sync in ("barrier", "post_all"):
         start = time.perf_counter()
-        fast = s.lower(p, c, sync=sync)
+        cols = s.lower(p, c, sync=sync)
+        t_cols = time.perf_counter() - start
+        start = time.perf_counter()
+        fast = objects.lower(p, c, sync=sync)
         t_fast = time.perf_counter() - start
         direct, columns._direct = columns._direct, lambda *args: None
         try:
             start = time.perf_counter()
-            slow = s.lower(p, c, sync=sync)
+            slow = objects.lower(p, c, sync=sync)
             t_slow = time.perf_counter() - start
         finally:
             columns._direct = direct
-        assert fast == slow
+        assert cols == fast == slow
+        start = time.perf_counter()
+        cs.validate(p, c, cols)
+        t_valid = time.perf_counter() - start
         print(f"lowering caterpillar N={n} sync={sync}: {fast.n_ops} ops, ProgramBuilder "
-              f"{1e6 * t_slow / fast.n_ops:.2f} us/op, column-wise {1e6 * t_fast / fast.n_ops:.2f} us/op", flush=True)
+              f"{1e6 * t_slow / fast.n_ops:.2f} us/op, column-wise from Transfers {1e6 * t_fast / fast.n_ops:.2f} us/op, "
+              f"from columns {1e6 * t_cols / fast.n_ops:.2f} us/op; validating it {1e6 * t_valid / fast.n_ops:.2f} us/op",
+              flush=True)
 
 
 def main(argv: list[str]) -> None:

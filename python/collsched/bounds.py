@@ -41,7 +41,7 @@ from .platform.paths import GraphPaths, graph_paths
 from .schedules.base import Bound
 from .simulation.models import Circuit, Fluid, Model, OnePort
 
-__all__ = ["exchange_bound", "collective_bound", "OwnModel", "own_model"]
+__all__ = ["exchange_bound", "collective_bound", "sync_bound", "OwnModel", "own_model"]
 
 
 def _capacity(platform, node: str, model: Model, out: bool) -> float:
@@ -246,6 +246,127 @@ def _alone(platform, collective, model: Model, paths, table: GraphPaths) -> list
         what = f"the contribution of {s} to {d}" if reduction else f"the block {s}->{d}"
         return [(float(times[k]), f"{what} alone, over every link of both")]
     return [(float(times[k]), f"the message {s}->{d} alone on its fastest path")]
+
+
+def sync_bound(platform, collective, schedule, sync: str, *, model: Model) -> float | None:
+    """A lower bound on the makespan of a step schedule lowered with barriers or ready signals, or None.
+
+    With ``sync="barrier"`` every step starts after every rank ended the one
+    before; with ``"ready"`` a rank starts step ``k + 1`` once its own ops
+    of step ``k`` are done, and a message flows only after its receiver's
+    ready signal arrived. Under :class:`~collsched.simulation.Fluid`
+    (sends end when their flow ends; a flow waits its route's latency and
+    moves at most at its route's bottleneck bandwidth) a message ``s -> d``
+    of ``m`` bytes therefore ends no earlier than ``L(s, d) + m / B(s, d)``
+    after it may start, with ``L`` the least latency and ``B`` the widest
+    bottleneck of the graph view (any route is at least as slow), and a
+    ready signal ``L(d, s)`` after its receiver ended its step. The bound is
+    the longest chain of these through the steps: with ``T(r)`` the time
+    rank ``r`` ends a step (0 before the first), a message of step ``k``
+    ends no earlier than ``e = max(T(d) + L(d, s), T(s)) + L(s, d) + m /
+    B(s, d)`` (ready) or ``max over ranks of T + max(L(s, d) + m / B(s, d),
+    D_k)`` (barrier), and ``T`` of its two ranks becomes at least ``e``;
+    ``D_k`` is the largest time a channel of the routes needs for the bytes
+    step ``k`` sends through it at its bandwidth (flows share a channel;
+    fatpipe links are left out). A barrier's rounds add, between steps, at
+    least the sum over rounds ``j`` of the least latency from a rank to the
+    rank ``2^j`` after it: a rank's send of round ``j`` ends its latency
+    after the rank starts the round (sends end when their flow ends), and
+    its round ``j + 1`` waits for it.
+
+    Parameters
+    ----------
+    platform : Platform
+    collective : Collective
+    schedule : StepSchedule
+    sync : {"barrier", "ready", "post_all"}
+    model : Model
+
+    Returns
+    -------
+    float or None
+        None for ``post_all``, a model other than Fluid, or a schedule that is
+        not a step schedule of whole direct messages of an all-to-all or
+        all-to-many (:func:`~collsched.schedules.steps.direct_transfers`).
+
+    Notes
+    -----
+    O(transfers) numpy work plus a few operations per step, after the graph
+    view's least latencies and widest paths from every sender.
+
+    Examples
+    --------
+    Two steps on a star of 1 MB/s links of 1 ms: each message takes at
+    least 2 ms of latency and 1 s of bytes; its ready signal 2 ms more, or
+    the barrier between the steps two rounds of 2 ms.
+
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=1e6, latency=1e-3)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e6)
+    >>> s = cs.plan(p, c, algorithm="caterpillar")
+    >>> round(sync_bound(p, c, s, "barrier", model=Fluid()), 9), round(sync_bound(p, c, s, "ready", model=Fluid()), 9)
+    (2.008, 2.008)
+    >>> all(cs.simulate(p, s.lower(p, c, sync=sync), c).makespan >= sync_bound(p, c, s, sync, model=Fluid())
+    ...     for sync in ("barrier", "ready"))
+    True
+    """
+    from .schedules.steps import StepSchedule, direct_transfers
+
+    if sync not in ("barrier", "ready") or not isinstance(model, Fluid) or not isinstance(schedule, StepSchedule):
+        return None
+    cols = direct_transfers(schedule, platform, collective)
+    if cols is None:
+        return None
+    step, src, dst, size, n_steps = cols
+    hosts = platform.hosts
+    busy = _step_link_time(platform, step, src, dst, size, n_steps) if sync == "barrier" else None
+    table = graph_paths(platform, hosts)
+    rows = np.array([table.row(h) for h in hosts], dtype=np.int64)
+    columns = np.array([table.column(h) for h in hosts], dtype=np.int64)
+    least, widest = table.least[np.ix_(rows, columns)], table.widest[np.ix_(rows, columns)]
+    flow = least[src, dst] + size / widest[src, dst]  # at least this long once it may start
+    signal = least[dst, src]
+    ends = np.zeros(len(hosts))
+    bounds = np.searchsorted(step, np.arange(n_steps + 1))
+    # a barrier's round j: each rank's empty message to the rank 2^j after it ends its latency after the round
+    # starts, and the rank's next round waits for it; so a rank leaves the barrier no earlier than this after it enters
+    n = len(hosts)
+    ring = np.arange(n)
+    rounds = sum(float(least[ring, (ring + (1 << j)) % n].min()) for j in range(max(0, (n - 1).bit_length())))
+    for k in range(n_steps):
+        lo, hi = bounds[k], bounds[k + 1]
+        s, d = src[lo:hi], dst[lo:hi]
+        if sync == "barrier":  # and the step's bytes through a link take that link's bandwidth's time
+            start = np.maximum(ends.max(), ends + rounds) if k > 0 else ends
+            e = np.maximum(start[s], start[d]) + np.maximum(flow[lo:hi], busy[k])
+        else:
+            e = np.maximum(ends[d] + signal[lo:hi], ends[s]) + flow[lo:hi]
+        np.maximum.at(ends, s, e)
+        np.maximum.at(ends, d, e)
+    return float(ends.max()) if len(ends) else 0.0
+
+
+def _step_link_time(platform, step, src, dst, size, n_steps: int) -> np.ndarray:
+    """Per step, the largest time a channel of the routes needs for the step's bytes through it.
+
+    Under Fluid the flows through a channel share its bandwidth, so the
+    bytes a step sends through it take at least bytes / bandwidth; fatpipe
+    links give each flow their full bandwidth and are left out, and a
+    transfer whose route crosses a channel twice counts it once.
+    """
+    from .platform.routes import channels, link_numbers, pair_routes, sharing_codes
+
+    routes = pair_routes(platform, platform.hosts, src, dst)
+    n_channels = 2 * len(platform.links)
+    keep = sharing_codes(platform)[routes.hop_link] != 2
+    chan = channels(platform, routes.hop_link, routes.hop_fwd)[keep]
+    owner = routes.hop_pair[keep]
+    key = np.unique(owner * n_channels + chan)  # (transfer, channel), each once
+    owner, chan = np.divmod(key, n_channels)
+    load = np.bincount(step[owner] * n_channels + chan, weights=size[owner], minlength=n_steps * n_channels)
+    _, bandwidth = link_numbers(platform)
+    capacity = np.repeat(bandwidth, 2)
+    return (load.reshape(n_steps, n_channels) / capacity).max(axis=1) if n_steps else np.zeros(0)
 
 
 def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:

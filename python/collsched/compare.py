@@ -20,7 +20,8 @@ steady-state rate (:func:`collsched.simulation.steady.steady_rate`: the
 marginal rate between two series lengths, start-up excluded) and its gap,
 besides the rate of the series' ``count`` operations. A step schedule is
 run with each synchronisation mode (barriers, ready signals, per-sender
-order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it.
+order: seed 002's S1 and S2) and keeps the best, recorded as ``params["sync"]`` so that ``lower()`` reproduces it;
+a mode whose makespan provably exceeds the best so far (:func:`collsched.bounds.sync_bound`) is not run.
 An algorithm that fails gives a row that says why instead of an exception.
 
 Examples
@@ -49,12 +50,12 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from .algorithms import registry
-from .algorithms.calibration import OP_SECONDS
-from .bounds import collective_bound, own_model
+from .bounds import collective_bound, own_model, sync_bound
 from .collectives import Series
 from .errors import CollschedError
-from .schedules import Bound, Schedule, Status, StepSchedule
+from .schedules import Bound, Schedule, Status
 from .schedules.steps import SYNC_MODES
+from .sync_modes import _seconds, modes_to_try, program_size
 from .schedules.trace import SimResult
 from .schedules.validate import lower_any, validate
 from .simulation import Fluid, Model, simulate
@@ -458,72 +459,13 @@ def _judged(c: Candidate, bound: Bound | None) -> Candidate:
     return replace(c, gap=gap, steady_gap=steady_gap, status=Status.OPTIMAL if optimal else Status.FEASIBLE)
 
 
-def _seconds(x: float) -> str:
-    """A duration for a message: ``412 s``, ``3.2 s``, ``0.05 s``."""
-    return f"{x:.0f} s" if x >= 10 else f"{x:.2g} s"
-
-
-def _modes(schedule, platform, collective, deadline: float, max_ops: int) -> tuple[list, list[str]]:
-    """The synchronisation modes to try (not those over the operation limit or the time left), and why not the others.
-
-    The mode of the smallest program always runs, so that the candidate has a result.
-    """
-    if not isinstance(schedule, StepSchedule):
-        return [None], []
-    ops = {sync: program_size(schedule, platform, collective, sync) for sync in SYNC_MODES}
-    cheapest = min(SYNC_MODES, key=lambda sync: ops[sync])
-    kept, notes = [], []
-    for sync in SYNC_MODES:
-        seconds, left = ops[sync] * OP_SECONDS, deadline - time.perf_counter()
-        if sync != cheapest and ops[sync] > max_ops:
-            notes.append(f"sync {sync} not run: its program would have {ops[sync] / 1e6:.1f} M operations "
-                         f"> the limit of {max_ops / 1e6:g} M (max_ops)")
-        elif sync != cheapest and seconds > left:
-            notes.append(f"sync {sync} not run: {ops[sync] / 1e6:.1f} M operations, estimated {_seconds(seconds)} "
-                         f"> {_seconds(left)} left of the budget")
-        else:
-            kept.append(sync)
-    return kept, notes
-
-
-def program_size(schedule: StepSchedule, platform, collective, sync: str) -> int:
-    """The number of operations of ``schedule.lower(platform, collective, sync=sync)``, without lowering it.
-
-    Exact for schedules of direct messages (a reduction's combining steps
-    add computations it does not count): two operations per transfer, four
-    with ready signals, and with barriers ``2 n ceil(log2 n)`` more between
-    consecutive steps (``n`` ranks).
-
-    Parameters
-    ----------
-    schedule : StepSchedule
-    platform : Platform
-    collective : Collective
-    sync : {"barrier", "ready", "post_all"}
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> import collsched as cs
-    >>> p = cs.topologies.star(4)
-    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
-    >>> s = cs.plan(p, c, algorithm="caterpillar")
-    >>> [(program_size(s, p, c, sync), s.lower(p, c, sync=sync).n_ops) for sync in SYNC_MODES]
-    [(56, 56), (48, 48), (24, 24)]
-    """
-    from .schedules.steps import tiled
-
-    groups = tiled(schedule.steps, collective.count)
-    transfers = sum(len(g) for g in groups)
-    if sync == "post_all":
-        return 2 * transfers
-    if sync == "ready":
-        return 4 * transfers
-    n = len(platform.hosts)
-    return 2 * transfers + max(0, len(groups) - 1) * 2 * n * (n - 1).bit_length()
+#: Why :func:`~collsched.bounds.sync_bound` is a floor, as a note says it.
+_FLOOR_WHY = {
+    "ready": "each rank's steps in sequence, each message at least its ready signal's latency, then its least "
+             "latency plus bytes over its widest path",
+    "barrier": "steps in sequence, each at least its slowest message alone and its busiest link's bytes, each "
+               "barrier at least its rounds' latencies",
+}
 
 
 def _candidate(platform, collective, algo, model: Model, metric: str, seed: int, steady: bool,
@@ -539,9 +481,16 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
     notes: list[str] = []
     try:
         best = None
-        # a step schedule runs with barriers, ready signals (S1) or per-sender order (S2): keep the best
-        modes, notes = _modes(schedule, platform, collective, deadline, max_ops or MAX_OPS)
+        # a step schedule runs with barriers, ready signals (S1) or per-sender order (S2): keep the best (the first
+        # of SYNC_MODES among equals); a mode whose makespan provably exceeds the best so far is not run
+        modes, notes = modes_to_try(schedule, platform, collective, deadline, max_ops or MAX_OPS)
         for sync in modes:
+            floor = None if best is None or metric != "makespan" else sync_bound(platform, collective, schedule, sync,
+                                                                                  model=model)
+            if floor is not None and floor > best[1].makespan * (1 + 1e-9):
+                notes.append(f"sync {sync} not run: its makespan is at least {floor:.4g} s ({_FLOOR_WHY[sync]}) "
+                             f"> {best[1].makespan:.4g} s with sync {best[0].params['sync']}")
+                continue
             if sync is not None:
                 schedule = replace(schedule, params={**schedule.params, "sync": sync})
             stage = "validation"
@@ -549,9 +498,10 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
             validate(platform, collective, program)
             stage = "simulation"
             result = simulate(platform, program, collective, model=model, seed=seed)
-            if best is None or _score(_achieved(result, metric), metric) < _score(_achieved(best[1], metric), metric):
-                best = (schedule, result)
-        schedule, result = best
+            rank = (_score(_achieved(result, metric), metric), SYNC_MODES.index(sync) if sync is not None else 0)
+            if best is None or rank < best[2]:
+                best = (schedule, result, rank)
+        schedule, result, _ = best
         rate = None
         if metric == "throughput" and steady:
             stage = "steady-state simulation"

@@ -196,11 +196,12 @@ pub fn decompose(
         }
         rows.rows.push(row);
     }
-    // PAIRS: (source, destination) -> message, for Locate_Pair
-    let mut pair_of: FxHashMap<u64, usize> = FxHashMap::default();
+    // PAIRS: (source, destination) -> message, for Locate_Pair (a dense n x n table: looked up for every
+    // entry of every row in every phase)
+    let mut pair_of: Vec<usize> = if opts.pairs { vec![NONE; n * n] } else { Vec::new() };
     if opts.pairs {
         for m in 0..n_msg {
-            pair_of.insert((src[m] * n + dst[m]) as u64, m);
+            pair_of[src[m] * n + dst[m]] = m;
         }
     }
     let mut key: Vec<f64> = size.to_vec();
@@ -234,8 +235,8 @@ pub fn decompose(
                     if send[k] != NONE || recv[k] != NONE {
                         continue;
                     }
-                    let Some(&mate) = pair_of.get(&((k * n + i) as u64)) else { continue };
-                    if rows.at[mate] == NONE {
+                    let mate = pair_of[k * n + i];
+                    if mate == NONE || rows.at[mate] == NONE {
                         continue;
                     }
                     if opts.links {

@@ -119,7 +119,13 @@ pub fn validate(
     }
     let n = p.n_ops();
     let denom = p.denominator;
+    // every initial value, and at most one new value per piece a receive or a computation brings
+    let arriving = (0..n).filter(|&op| p.kind(op) != Kind::Send).map(|op| {
+        let sent = if p.kind(op) == Kind::Recv { checked.send_of_msg[p.op_msg[op] as usize] } else { op };
+        (p.piece_ptr[sent + 1] - p.piece_ptr[sent]) as usize
+    });
     let mut hold: FxHashMap<(usize, ValueKey), Fragments> = FxHashMap::default();
+    hold.reserve(initial.len() / 5 + arriving.sum::<usize>());
     for row in initial.chunks_exact(5) {
         let frags = hold.entry((row[0] as usize, key(&row[1..], sets))).or_default();
         if !frags.covers(0, denom) {
@@ -226,12 +232,20 @@ fn check_uses<'a>(
     hold: &FxHashMap<(usize, ValueKey), Fragments>,
 ) -> Result<(), Invalid> {
     for (i, row) in rows.enumerate() {
-        let producers = hold.get(&(rank, key(row, ctx.sets))).and_then(|f| f.producers(row[4], row[5]));
-        let producers = producers.ok_or(Invalid::NotHeld { op, piece: i })?;
-        for producer in producers {
-            if producer >= 0 && !ctx.ancestry.is_ancestor(producer as usize, op) {
-                return Err(Invalid::NotWaited { op, piece: i, producer: producer as usize });
+        let frags = hold.get(&(rank, key(row, ctx.sets))).ok_or(Invalid::NotHeld { op, piece: i })?;
+        // the fragments' producers in order: the first one not waited for is the error, unless a part is missing
+        let mut unwaited = None;
+        let covered = frags.each_producer(row[4], row[5], |producer| {
+            if unwaited.is_none() && producer >= 0 && !ctx.ancestry.is_ancestor(producer as usize, op) {
+                unwaited = Some(producer as usize);
             }
+            Ok::<(), ()>(())
+        });
+        if covered != Ok(true) {
+            return Err(Invalid::NotHeld { op, piece: i });
+        }
+        if let Some(producer) = unwaited {
+            return Err(Invalid::NotWaited { op, piece: i, producer });
         }
     }
     Ok(())

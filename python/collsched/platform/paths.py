@@ -142,13 +142,22 @@ def graph_paths(platform: Platform, sources: Sequence[str]) -> GraphPaths:
     >>> t.widest.tolist()
     [[inf, 4000000.0, 3000000.0], [3000000.0, 3000000.0, inf]]
     """
+    sources = tuple(dict.fromkeys(sources))
+    cache = platform.__dict__.setdefault("_graph_paths", {})  # a platform is sealed: its tables never change
+    if sources not in cache:
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        cache[sources] = _graph_paths(platform, sources)
+    return cache[sources]
+
+
+def _graph_paths(platform: Platform, sources: tuple[str, ...]) -> GraphPaths:
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import dijkstra
 
     g = platform._graph
     nodes = tuple(g.nodes)
     column = {n: j for j, n in enumerate(nodes)}
-    sources = tuple(dict.fromkeys(sources))
     for s in sources:
         if s not in column:
             import networkx as nx
@@ -169,6 +178,7 @@ def graph_paths(platform: Platform, sources: Sequence[str]) -> GraphPaths:
         widest = _widest_undirected(u, v, bandwidth, rows, n)
     else:
         widest = widest_by_search(platform, sources)
+    least.flags.writeable = widest.flags.writeable = False  # shared by every caller of the cache
     return GraphPaths(sources, nodes, least, widest)
 
 

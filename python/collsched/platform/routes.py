@@ -176,15 +176,8 @@ def pair_routes(platform: Platform, ranks: Sequence[str], src, dst) -> PairRoute
     dst = np.asarray(dst, dtype=_I).reshape(-1)
     link_ids = tuple(platform.links)
     n = src.shape[0]
-    found = _tree_routes(platform, ranks, src, dst)
-    if found is None:
-        found = _dmodk_routes(platform, ranks, src, dst)
-    if found is None:
-        found = _ecube_routes(platform, ranks, src, dst)
-    if found is None:
-        hop_ptr, hop_link, hop_fwd = _routes_one_by_one(platform, ranks, src, dst)
-    else:
-        hop_ptr, hop_link, hop_fwd = found
+    found = _from_table(platform, ranks, src, dst)
+    hop_ptr, hop_link, hop_fwd = found if found is not None else _hops(platform, ranks, src, dst)
     lat_of, bw_of = link_numbers(platform)
     owner = np.repeat(np.arange(n, dtype=_I), np.diff(hop_ptr))
     latency = np.bincount(owner, weights=lat_of[hop_link], minlength=n).astype(np.float64)
@@ -193,6 +186,63 @@ def pair_routes(platform: Platform, ranks: Sequence[str], src, dst) -> PairRoute
         nonempty = np.flatnonzero(np.diff(hop_ptr) > 0)
         bandwidth[nonempty] = np.minimum.reduceat(bw_of[hop_link], hop_ptr[nonempty])
     return PairRoutes(link_ids, src, dst, latency, bandwidth, hop_ptr, hop_link, hop_fwd)
+
+
+def _hops(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
+    """(hop_ptr, hop_link, hop_fwd) of the pairs, by the fastest way the platform's routing allows."""
+    found = _tree_routes(platform, ranks, src, dst)
+    if found is None:
+        found = _dmodk_routes(platform, ranks, src, dst)
+    if found is None:
+        found = _ecube_routes(platform, ranks, src, dst)
+    return found if found is not None else _routes_one_by_one(platform, ranks, src, dst)
+
+
+_TABLE_MAX_HOSTS = 2048   # the table of every host pair: at most 4 M pairs
+
+
+def _from_table(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
+    """The hops of host pairs read off the table of every host pair (built once per platform), or None.
+
+    A comparison at 1,024 hosts routes the same million pairs for the bound,
+    the cost matrices and each simulation; the table routes them once. Used
+    when every rank is a host and the pairs are at least a quarter of all
+    host pairs; None otherwise, or when some host pair has no route (the
+    pairs are then routed directly, which says which one fails).
+    """
+    hosts = platform.hosts
+    n = len(hosts)
+    if n > _TABLE_MAX_HOSTS or 4 * len(src) < n * (n - 1) or not len(src):
+        return None
+    where = platform._host_index
+    if not all(r in where for r in ranks):
+        return None
+    table = platform.__dict__.get("_host_route_table", False)
+    if table is False:  # build it once: every ordered pair of distinct hosts, in (a, b) order
+        a, b = np.divmod(np.arange(n * n, dtype=_I), n)
+        off = a != b
+        try:
+            ptr, link, fwd = _hops(platform, hosts, a[off], b[off])
+        except PlatformError:
+            table = None
+        else:
+            counts = np.zeros(n * n, _I)
+            counts[off] = np.diff(ptr)
+            full = np.zeros(n * n + 1, _I)
+            np.cumsum(counts, out=full[1:])
+            table = (full, link, fwd)
+        platform.__dict__["_host_route_table"] = table
+    if table is None:
+        return None
+    full, link, fwd = table
+    index = np.fromiter((where[r] for r in ranks), dtype=_I, count=len(ranks))
+    key = index[src] * n + index[dst]
+    start = full[key]
+    count = full[key + 1] - start
+    hop_ptr = np.zeros(len(key) + 1, _I)
+    np.cumsum(count, out=hop_ptr[1:])
+    at = np.repeat(start - hop_ptr[:-1], count) + np.arange(int(hop_ptr[-1]), dtype=_I)
+    return hop_ptr, link[at], fwd[at]
 
 
 def _routes_one_by_one(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):

@@ -30,7 +30,7 @@ import numpy as np
 from .program import RECV, SEND, Program, _frozen
 from .values import BLOCK
 
-__all__ = ["step_program", "order_program", "size_matrix", "exchange_blocks"]
+__all__ = ["step_program", "direct_step_program", "order_program", "size_matrix", "exchange_blocks"]
 
 
 def _direct(groups, platform, collective, denominator: int):
@@ -48,12 +48,17 @@ def _direct(groups, platform, collective, denominator: int):
     except KeyError:
         return None
     inst = np.fromiter((t.inst for t in flat), np.int64, len(flat))
+    step = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+    return _sized(step, src, dst, inst, platform, base, denominator)
+
+
+def _sized(step, src, dst, inst, platform, base, denominator: int):
+    """(step, src, dst, inst, bytes), or None when a transfer is not a message of the collective."""
     sizes = size_matrix(base, platform)[src, dst]
     if np.isnan(sizes).any():
         return None  # a transfer the collective does not have: the builder's lowering says so
     # the builder's arithmetic, operation for operation: bytes * (end - start) / denominator
     size = sizes * float(denominator) / denominator
-    step = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
     return step, src, dst, inst, size
 
 
@@ -339,15 +344,57 @@ def step_program(groups, platform, collective, sync: str, *, denominator: int, n
     arrays = _direct(groups, platform, collective, denominator)
     if arrays is None:
         return None
-    step, src, dst, inst, size = arrays
+    return _step_columns(*arrays, len(groups), platform, sync, denominator, name)
+
+
+def direct_step_program(step, src, dst, inst, n_steps: int, platform, collective, sync: str, *, denominator: int,
+                        name: str) -> Program | None:
+    """:func:`step_program` of transfers given as columns (host indices of ``platform``), or None.
+
+    Parameters
+    ----------
+    step, src, dst, inst : arrays of int
+        Per transfer (sorted by step): its step ``0 .. n_steps - 1``, sender, receiver and instance.
+    n_steps : int
+        The number of steps, none empty.
+    platform, collective, sync, denominator, name
+        As for :func:`step_program`.
+
+    Returns
+    -------
+    Program or None
+        None unless the collective is an all-to-all or all-to-many that has every transfer's message.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> s = cs.plan(p, c, algorithm="caterpillar")
+    >>> fast = direct_step_program([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 2, 0, 2, 0, 1], [0] * 6, 2, p, c,
+    ...                            "ready", denominator=1, name="caterpillar")
+    >>> fast == s.lower(p, c, sync="ready")
+    True
+    """
+    base = collective.base
+    if base.kind not in ("alltoall", "alltomany"):
+        return None
+    arrays = _sized(*(np.asarray(a, dtype=np.int64) for a in (step, src, dst, inst)), platform, base, denominator)
+    if arrays is None:
+        return None
+    return _step_columns(*arrays, n_steps, platform, sync, denominator, name)
+
+
+def _step_columns(step, src, dst, inst, size, n_steps: int, platform, sync: str, denominator: int,
+                  name: str) -> Program:
     n = len(platform.hosts)
     cols = _Columns()
     if sync == "post_all":
         _in_order(cols, src, dst, size)
     else:
-        bounds = np.searchsorted(step, np.arange(len(groups) + 1))
+        bounds = np.searchsorted(step, np.arange(n_steps + 1))
         done = _Done(n)
-        for k in range(len(groups)):
+        for k in range(n_steps):
             if sync == "barrier" and k > 0:
                 _barrier(cols, done, n)
             lo, hi = bounds[k], bounds[k + 1]

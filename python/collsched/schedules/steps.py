@@ -36,14 +36,17 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from ..errors import ScheduleError
 from .base import Schedule
 from .combining import REDUCTION_KINDS, Holdings
-from .columns import step_program
+from .columns import direct_step_program, step_program
 from .program import Program, ProgramBuilder
 from .values import Piece, Value
 
-__all__ = ["Transfer", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier", "tiled"]
+__all__ = ["Transfer", "DirectSteps", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier", "tiled",
+           "step_shape", "direct_transfers"]
 
 SYNC_MODES = ("barrier", "ready", "post_all")
 
@@ -100,6 +103,180 @@ class Transfer:
             object.__setattr__(self, "values", tuple(Value(*v) for v in self.values))
 
 
+class DirectSteps(Sequence):
+    """Steps of whole direct messages held as columns: a step is a tuple of :class:`Transfer` made when read.
+
+    A schedule of a million transfers (the caterpillar at 1,024 hosts) as
+    Transfer objects takes seconds to build and hundreds of megabytes; as
+    columns it takes a few arrays, and :meth:`StepSchedule.lower` lowers it
+    column-wise without making a Transfer. Read as a sequence it is the
+    tuple of steps it stands for, and compares equal to it.
+
+    Parameters
+    ----------
+    hosts : sequence of str
+        The names the indices refer to.
+    step_ptr : array of int
+        Step ``k`` is transfers ``step_ptr[k] .. step_ptr[k + 1] - 1``.
+    src, dst, inst : arrays of int
+        Per transfer: sender and receiver (indices into ``hosts``) and instance.
+
+    Raises
+    ------
+    ScheduleError
+        If the arrays disagree, an index is out of range, or a transfer goes from a host to itself.
+
+    Examples
+    --------
+    >>> d = DirectSteps(["a", "b", "c"], [0, 2, 3], [0, 1, 2], [1, 2, 0], [0, 0, 0])
+    >>> len(d), d.n_transfers, d[1]
+    (2, 3, (Transfer(src='c', dst='a', inst=0, part=None, values=None),))
+    >>> d == ((Transfer("a", "b"), Transfer("b", "c")), (Transfer("c", "a"),))
+    True
+    """
+
+    __slots__ = ("hosts", "step_ptr", "src", "dst", "inst")
+
+    def __init__(self, hosts, step_ptr, src, dst, inst):
+        self.hosts = tuple(hosts)
+        self.step_ptr, self.src, self.dst, self.inst = (np.array(a, dtype=np.int64) for a in (step_ptr, src, dst, inst))
+        for a in (self.step_ptr, self.src, self.dst, self.inst):
+            a.flags.writeable = False
+        m = len(self.src)
+        if (len(self.dst) != m or len(self.inst) != m or len(self.step_ptr) < 1 or self.step_ptr[0] != 0
+                or self.step_ptr[-1] != m or (np.diff(self.step_ptr) < 0).any()):
+            raise ScheduleError("direct steps: arrays of different lengths or step_ptr not a pointer over them")
+        n = len(self.hosts)
+        if m and (min(self.src.min(), self.dst.min(), self.inst.min()) < 0 or max(self.src.max(), self.dst.max()) >= n):
+            raise ScheduleError("direct steps: a host index out of range or a negative instance")
+        if (self.src == self.dst).any():
+            k = int(np.argmax(self.src == self.dst))
+            raise ScheduleError(f"transfer from {self.hosts[self.src[k]]!r} to itself")
+
+    @property
+    def n_transfers(self) -> int:
+        return len(self.src)
+
+    def __len__(self) -> int:
+        return len(self.step_ptr) - 1
+
+    def _step(self, k: int) -> tuple[Transfer, ...]:
+        lo, hi = int(self.step_ptr[k]), int(self.step_ptr[k + 1])
+        h = self.hosts
+        return tuple(Transfer(h[a], h[b], i) for a, b, i in
+                     zip(self.src[lo:hi].tolist(), self.dst[lo:hi].tolist(), self.inst[lo:hi].tolist()))
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self._step(j) for j in range(*k.indices(len(self))))
+        j = k + len(self) if k < 0 else k
+        if not 0 <= j < len(self):
+            raise IndexError(f"step {k} out of range ({len(self)} steps)")
+        return self._step(j)
+
+    def __iter__(self):
+        return (self._step(k) for k in range(len(self)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, DirectSteps):
+            names = np.array(self.hosts, dtype=object), np.array(other.hosts, dtype=object)
+            return (np.array_equal(self.step_ptr, other.step_ptr) and np.array_equal(self.inst, other.inst)
+                    and bool((names[0][self.src] == names[1][other.src]).all())
+                    and bool((names[0][self.dst] == names[1][other.dst]).all()))
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == len(self) and tuple(self) == tuple(tuple(step) for step in other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"DirectSteps({len(self)} steps, {self.n_transfers} transfers)"
+
+
+def step_shape(steps, count: int) -> tuple[int, int]:
+    """The number of non-empty groups and of transfers of ``tiled(steps, count)``, without tiling them.
+
+    Examples
+    --------
+    >>> d = DirectSteps(["a", "b"], [0, 1, 2], [0, 1], [1, 0], [0, 0])
+    >>> step_shape(d, 1), step_shape(d, 2), step_shape(tuple(d), 2)
+    ((2, 2), (4, 4), (4, 4))
+    """
+    if isinstance(steps, DirectSteps) and count == _named(steps):
+        return int((np.diff(steps.step_ptr) > 0).sum()), steps.n_transfers
+    groups = tiled(steps, count)
+    return len(groups), sum(len(g) for g in groups)
+
+
+def _named(steps) -> int:
+    """``q``, one more than the largest instance the steps name (1 when none)."""
+    if isinstance(steps, DirectSteps):
+        return 1 + (int(steps.inst.max()) if steps.n_transfers else 0)
+    return 1 + max((t.inst for g in steps for t in g), default=0)
+
+
+def _direct_columns(steps, platform, collective):
+    """(step, src, dst, inst, number of steps) of DirectSteps lowered for ``collective``, or None.
+
+    Host indices are the platform's; empty steps are dropped, as :func:`tiled` drops them. None unless
+    ``steps`` are columns naming exactly the instances of ``collective`` and every host is the platform's.
+    """
+    if not isinstance(steps, DirectSteps) or collective.count != _named(steps):
+        return None
+    where = {h: i for i, h in enumerate(platform.hosts)}
+    if not all(h in where for h in steps.hosts):
+        return None
+    index = np.array([where[h] for h in steps.hosts], dtype=np.int64)
+    lengths = np.diff(steps.step_ptr)
+    keep = lengths > 0
+    step = np.repeat(np.cumsum(keep) - 1, lengths)
+    return step, index[steps.src], index[steps.dst], steps.inst, int(keep.sum())
+
+
+def direct_transfers(schedule, platform, collective):
+    """A step schedule's transfers as columns, when each is a whole direct message of an all-to-all or all-to-many.
+
+    Parameters
+    ----------
+    schedule : StepSchedule
+    platform : Platform
+    collective : Collective
+        What it is lowered for (its count tiles the steps, :func:`tiled`).
+
+    Returns
+    -------
+    (step, src, dst, size, n_steps) or None
+        Per transfer of the lowered program, in order: its step (empty steps
+        dropped), sender and receiver (platform host indices) and bytes; None
+        for any other schedule.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> step, src, dst, size, n = direct_transfers(cs.plan(p, c, algorithm="caterpillar"), p, c)
+    >>> step.tolist(), src.tolist(), dst.tolist(), size.tolist(), n
+    ([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 2, 0, 2, 0, 1], [1000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0], 2)
+    """
+    from .columns import _direct, _sized
+
+    cols = _direct_columns(schedule.steps, platform, collective)
+    if cols is not None:
+        step, src, dst, inst, n = cols
+        if collective.base.kind not in ("alltoall", "alltomany"):
+            return None
+        arrays = _sized(step, src, dst, inst, platform, collective.base, schedule.denominator)
+    else:
+        groups = tiled(schedule.steps, collective.count)
+        arrays, n = _direct(groups, platform, collective, schedule.denominator), len(groups)
+    if arrays is None:
+        return None
+    step, src, dst, _, size = arrays
+    return step, src, dst, size, n
+
+
 def tiled(groups: Sequence[Sequence[Transfer]], count: int, named: int | None = None) -> list[list[Transfer]]:
     """The groups of transfers (steps, or one sender's order) for a series of ``count`` instances.
 
@@ -136,7 +313,7 @@ def tiled(groups: Sequence[Sequence[Transfer]], count: int, named: int | None = 
     >>> tiled([[Transfer("h0", "h1", inst=0), Transfer("h0", "h1", inst=1)]], 1)
     [[Transfer(src='h0', dst='h1', inst=0, part=None, values=None)]]
     """
-    q = 1 + max((t.inst for g in groups for t in g), default=0) if named is None else named
+    q = _named(groups) if named is None else named
     if count == q:
         return [list(g) for g in groups if g]
     out = []
@@ -294,11 +471,13 @@ class StepSchedule(Schedule):
 
     def __post_init__(self):
         super().__post_init__()
-        steps = tuple(tuple(step) for step in self.steps)
-        for k, step in enumerate(steps):
-            for t in step:
-                if not isinstance(t, Transfer):
-                    raise ScheduleError(f"step {k} holds {t!r}, not a Transfer")
+        steps = self.steps
+        if not isinstance(steps, DirectSteps):  # columns hold Transfers by construction
+            steps = tuple(tuple(step) for step in steps)
+            for k, step in enumerate(steps):
+                for t in step:
+                    if not isinstance(t, Transfer):
+                        raise ScheduleError(f"step {k} holds {t!r}, not a Transfer")
         object.__setattr__(self, "steps", steps)
         if self.durations is not None:
             durations = tuple(float(d) for d in self.durations)
@@ -336,6 +515,8 @@ class StepSchedule(Schedule):
 
     @property
     def n_transfers(self) -> int:
+        if isinstance(self.steps, DirectSteps):
+            return self.steps.n_transfers
         return sum(len(step) for step in self.steps)
 
     def lower(self, platform, collective=None, *, sync: str | None = None) -> Program:
@@ -388,6 +569,12 @@ class StepSchedule(Schedule):
             sync = self.params.get("sync", "barrier")
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
+        cols = _direct_columns(self.steps, platform, collective)
+        if cols is not None:  # columns, lowered as columns
+            fast = direct_step_program(*cols, platform, collective, sync, denominator=self.denominator,
+                                       name=self.algorithm)
+            if fast is not None:
+                return fast
         groups = tiled(self.steps, collective.count)
         fast = step_program(groups, platform, collective, sync, denominator=self.denominator, name=self.algorithm)
         if fast is not None:  # whole direct messages: the same program, built column-wise

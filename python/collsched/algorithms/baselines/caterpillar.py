@@ -18,7 +18,11 @@ literature (Gabrielyan and Hersch, seed 001).
 
 from __future__ import annotations
 
-from ...schedules import StepSchedule, Transfer
+import numpy as np
+
+from ...schedules import StepSchedule
+from ...schedules.columns import size_matrix
+from ...schedules.steps import DirectSteps
 from ..registry import register
 
 __all__ = ["caterpillar"]
@@ -62,13 +66,26 @@ def caterpillar(platform, collective, *, seed: int = 0) -> StepSchedule:
     """
     involved = set(collective.hosts)
     hosts = [h for h in platform.hosts if h in involved]
-    wanted = {(s, d) for s, d in collective.pairs()}
     n = len(hosts)
-    steps = []
-    for inst in range(collective.count):
-        for k in range(1, n):
-            step = tuple(Transfer(hosts[i], hosts[(i + k) % n], inst=inst) for i in range(n)
-                         if (hosts[i], hosts[(i + k) % n]) in wanted)
-            if step:
-                steps.append(step)
-    return StepSchedule(steps=tuple(steps), algorithm="caterpillar")
+    # wanted[i, j]: the collective has a message hosts[i] -> hosts[j]
+    if len(hosts) == len(involved):  # every host is the platform's: the messages as one matrix
+        at = np.array([platform.host_index(h) for h in hosts], dtype=np.int64)
+        wanted = ~np.isnan(size_matrix(collective.base, platform)[np.ix_(at, at)])
+    else:
+        position = {h: i for i, h in enumerate(hosts)}
+        pairs = np.array([(position[s], position[d]) for s, d in collective.pairs() if s in position and d in position],
+                         dtype=np.int64).reshape(-1, 2)
+        wanted = np.zeros((n, n), bool)
+        wanted[pairs[:, 0], pairs[:, 1]] = True
+    # step k = 1 .. n-1: host i sends to host i + k (mod n), in host order
+    src = np.tile(np.arange(n, dtype=np.int64), max(n - 1, 0))
+    dst = (src + np.repeat(np.arange(1, n, dtype=np.int64), n)) % n
+    keep = wanted[src, dst]
+    src, dst = src[keep], dst[keep]
+    per_step = np.bincount((np.repeat(np.arange(max(n - 1, 0)), n))[keep], minlength=max(n - 1, 0))
+    per_step = per_step[per_step > 0]  # a step with no wanted message is dropped
+    count = collective.count
+    step_ptr = np.concatenate([[0], np.cumsum(np.tile(per_step, count))])
+    steps = DirectSteps(hosts, step_ptr, np.tile(src, count), np.tile(dst, count),
+                        np.repeat(np.arange(count, dtype=np.int64), len(src)))
+    return StepSchedule(steps=steps, algorithm="caterpillar")

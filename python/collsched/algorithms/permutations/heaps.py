@@ -18,6 +18,11 @@ counted in ``denominator`` units per message, so a cut piece carries
 ``floor(M_thresh / m * denominator)`` units (at least 1), slightly under
 ``M_thresh`` bytes.
 
+When every message has the same size, ``M_thresh`` is that size in every
+phase whatever ``lambda`` (the ``k``-th size carried, or the largest when
+that is an idle host's 0): no message is cut, every trial gives the same
+schedule, and it is computed once.
+
 Examples
 --------
 >>> import collsched as cs
@@ -118,12 +123,19 @@ def _heap(platform, collective, *, name: str, pairs: bool, seed: int, lam: float
     path_ptr, path, n_res = route_resources(platform, com)
     best = None
     matrices = (platform.latency_matrix(), platform.bandwidth_matrix())
+    # equal sizes: every phase's M_thresh is that size (the k-th of the sizes carried, or the largest when it is an
+    # idle host's 0), so no message is ever cut and k changes nothing: one decomposition serves every lambda
+    uniform = len(com.size) == 0 or bool(np.all(com.size == com.size[0]))
+    made: dict[int | None, tuple] = {}
     for lam_ in paper_lambdas(com.n) if lam is None else [lam]:
         k = min(com.n, max(1, math.ceil(lam_ * com.n - 1e-9)))
-        pieces = _core.decompose_permutations(com.n, com.row_ptr, com.dst, com.size, path_ptr, path, n_res,
-                                              pairs=pairs, links=True, heap_k=k, denominator=denominator,
-                                              seed=int(seed) % 2**64)
-        cost = estimated_time(platform, com, *pieces, denominator, matrices=matrices)
+        if (None if uniform else k) not in made:
+            pieces = _core.decompose_permutations(com.n, com.row_ptr, com.dst, com.size, path_ptr, path, n_res,
+                                                  pairs=pairs, links=True, heap_k=k, denominator=denominator,
+                                                  seed=int(seed) % 2**64)
+            made[None if uniform else k] = (pieces, estimated_time(platform, com, *pieces, denominator,
+                                                                   matrices=matrices))
+        pieces, cost = made[None if uniform else k]
         if best is None or cost < best[0]:
             best = (cost, lam_, pieces)
     cost, lam_, (msg, phase, start, end) = best
