@@ -64,7 +64,9 @@ def test_no_plan_fits_mpis_own_runs_with_no_agreement(folders):
         assert r["error"] == "rank 1: allreduce: the operator fails_at_1 raised ZeroDivisionError: at 1"
         assert r["bad"] == f"rank {r['rank']}: alltoallv: sendcounts has 3 counts and 3 " \
                            f"displacements; the communicator has {N} ranks"
-    assert [len(r["warnings"]) for r in ranks] == [2] + [0] * (N - 1)  # bcast 8 B and allreduce 800 B (once)
+    # bcast 8 B and allreduce 800 B (once), bcast without plans=; each pointing at the line that called collsched.mpi
+    assert [len(r["warnings"]) for r in ranks] == [3] + [0] * (N - 1)
+    assert ranks[0]["where"] == ["test_mpi_api_extras.py"]
 
 
 # --- the ranks ------------------------------------------------------------------------------------------
@@ -236,13 +238,16 @@ def scenario_thin(comm, folder):
             csmpi.allreduce(comm, x, np.empty_like(x), fails_at_1, plans=folder)
         except csmpi.MPICallError as exc:
             error = str(exc)
+        csmpi.bcast(comm, np.ones(1), 0)  # without plans=: its own warning
         bad = None
         try:  # no alltoallv plan exists: the bad input raises on its own rank, before any communication
             csmpi.alltoallv(comm, np.zeros(3), [1, 1, 1], np.zeros(3), [1, 1, 1], plans=folder)
         except csmpi.MPICallError as exc:
             bad = str(exc)
     return {"calls": calls, "ran": ran, "equal": equal, "error": error, "bad": bad,
-            "warnings": [str(w.message) for w in caught if issubclass(w.category, csmpi.FallbackWarning)]}
+            "warnings": [str(w.message) for w in caught if issubclass(w.category, csmpi.FallbackWarning)],
+            "where": sorted({os.path.basename(w.filename) for w in caught
+                             if issubclass(w.category, csmpi.FallbackWarning)})}
 
 
 if __name__ == "__main__":

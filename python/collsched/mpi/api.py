@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arguments import adapt, contiguous, plain, refuse_in_place, write_back
+from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
 from .calls import call, delegating, operator_failed, private, refusal
 from .layout import OperatorFailed
 
@@ -42,11 +42,15 @@ __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "al
 
 
 def _array(a, name: str) -> np.ndarray:
-    """``a`` if it is a numpy array (C-contiguous: :func:`.arguments.adapt` made it so)."""
-    if not isinstance(a, np.ndarray):
-        refuse_in_place(a, name)
-        raise TypeError(f"{name} is a {type(a).__name__}, not a numpy array")
-    return a
+    """``a`` if it is a C-contiguous numpy array; :class:`.arguments.Adapt` if it can be made one (or is ``IN_PLACE``)."""
+    if type(a) is np.ndarray or isinstance(a, np.ndarray):
+        if a.flags.c_contiguous:
+            return a
+        raise Adapt
+    if is_in_place(a):
+        raise Adapt
+    refuse_in_place(a, name)
+    raise TypeError(f"{name} is a {type(a).__name__}, not a numpy array")
 
 
 def _byte_array(a, name: str) -> np.ndarray:
@@ -68,18 +72,12 @@ def _root(n: int, root) -> int:
     return int(root)
 
 
-def _copying(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
-    """:func:`_copy` on the user's arguments: plain arrays as they are, others adapted (:mod:`.arguments`)."""
-    if plain(sendbuf) and plain(recvbuf):
-        _copy(comm, kind, root, buffers, run, sendbuf, recvbuf, plans)
-        return
+def _adapted_copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
+    """:func:`_copy` on arguments that are not plain arrays: adapted (:mod:`.arguments`), then the output copied back."""
     ctx = private(comm)
-    if kind == "broadcast":
-        send = recv = contiguous(sendbuf)
-    else:
-        send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
-    _copy(comm, kind, root, buffers, run, send, None if kind == "broadcast" else recv, plans)
-    write_back(recv, sendbuf if kind == "broadcast" else recvbuf)
+    send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
+    _copy(comm, kind, root, buffers, run, send, recv, plans)
+    write_back(send if kind == "broadcast" else recv, sendbuf if kind == "broadcast" else recvbuf)
 
 
 def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
@@ -90,21 +88,20 @@ def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
     looked up by) or raises ``TypeError`` or ``ValueError``; ``run(context,
     send, recv, root)`` calls MPI's own collective on them (as bytes).
     """
-    if plans is None:
-        ctx = private(comm)
-        try:
-            send, recv, size, _ = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
-        except (TypeError, ValueError) as exc:
-            raise refusal(ctx, kind, exc) from None
-        delegating(ctx, kind, root, size)
-        run(ctx, send, recv, root)
-        return
     ctx = private(comm)
     try:
         send, recv, size, dtype = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
         reason = None
+    except Adapt:  # before any communication
+        return _adapted_copy(comm, kind, root, buffers, run, sendbuf, recvbuf, plans)
     except (TypeError, ValueError) as exc:
+        if plans is None:
+            raise refusal(ctx, kind, exc) from None
         send, recv, size, dtype, reason = None, None, 0, None, str(exc)
+    if plans is None:
+        delegating(ctx, kind, root, size)
+        run(ctx, send, recv, root)
+        return
     call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype, reason=reason,
          flat=True, fallback=lambda ctx: run(ctx, send, recv, root))
 
@@ -152,7 +149,7 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
-    _copying(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
+    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
     return buf
 
 
@@ -183,7 +180,7 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
-    _copying(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
+    _copy(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -231,7 +228,7 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
-    _copying(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
+    _copy(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -279,7 +276,7 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
-    _copying(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
+    _copy(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -318,7 +315,7 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
-    _copying(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
+    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -379,9 +376,9 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
     ...
     ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
     """
-    send, recv = contiguous(sendbuf), contiguous(recvbuf)
-    _copying(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_run, (send, sendcounts, sdispls),
-             (recv, recvcounts, rdispls), plans)
+    send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
+    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_run, (send, sendcounts, sdispls),
+          (recv, recvcounts, rdispls), plans)
     write_back(recv, recvbuf)
     return recvbuf
 
@@ -443,17 +440,16 @@ def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
     return send, recv
 
 
-def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
-    if plain(sendbuf) and plain(recvbuf):
-        return _reduce(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
+def _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
+    """:func:`_reduction` on arguments that are not plain arrays: adapted (:mod:`.arguments`), the output copied back."""
     ctx = private(comm)
     send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
-    _reduce(comm, kind, send, recv, op, root, commute, plans)
+    _reduction(comm, kind, send, recv, op, root, commute, plans)
     write_back(recv, recvbuf)
     return recvbuf
 
 
-def _reduce(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
+def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     ctx = private(comm)
     op = ctx.mpi.SUM if op is None else op
     gets = kind == "allreduce" or ctx.rank == root
@@ -461,6 +457,8 @@ def _reduce(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
         try:
             commutes = True if hasattr(op, "Is_commutative") else _commutes(op, commute)
             send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
+        except Adapt:  # before any communication
+            return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
         except (TypeError, ValueError) as exc:
             raise refusal(ctx, kind, exc) from None
         delegating(ctx, kind, root, send.nbytes)
@@ -476,6 +474,8 @@ def _reduce(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     try:
         send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
         size, units, dtype, reason = send.nbytes, send.shape[0], send.dtype, None
+    except Adapt:
+        return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
     except (TypeError, ValueError) as exc:
         send, recv, size, units, dtype, reason = None, None, 0, 0, None, str(exc)
     call(comm, kind, send, recv, size=size, units=units, root=root, op=op, commute=commutes, plans=plans,

@@ -1,12 +1,13 @@
 """The user's arguments as :mod:`.api`'s calls take them: ``MPI.IN_PLACE`` and non-contiguous arrays made plain.
 
 The calls run on C-contiguous arrays with a separate send and receive
-buffer. An argument that is neither (a strided or Fortran-ordered array,
-``MPI.IN_PLACE`` where mpi4py accepts it) is adapted here, outside the
-calls' path for plain arrays (which costs :func:`plain`, one test per
-buffer): a non-contiguous array is copied into a contiguous one, and an
-output copied back after the call; ``MPI.IN_PLACE`` becomes a send buffer
-copied from the receive buffer's data (its own block for ``allgather`` and
+buffer. Their checks raise :class:`Adapt` (before any communication) on
+an argument that is neither (a strided or Fortran-ordered array,
+``MPI.IN_PLACE``), so plain arrays pay nothing for this module; the call
+then starts again on :func:`adapt`'s arguments: a non-contiguous array is
+copied into a contiguous one, and an output copied back after the call
+(:func:`write_back`); ``MPI.IN_PLACE`` becomes a send buffer copied from
+the receive buffer's data (its own block for ``allgather`` and
 ``gather``), or, for ``scatter``'s root, a scratch receive block.
 
 ============  =====================  ===========================================
@@ -20,14 +21,15 @@ scatter       ``recvbuf``, at root   nothing (block ``root`` stays in ``sendbuf`
 alltoall      ``sendbuf``            ``recvbuf``
 ============  =====================  ===========================================
 
-Elsewhere (``MPI.IN_PLACE`` at a non-root rank, or for ``bcast``) it stays
-as given and the call's check refuses it (:func:`refuse_in_place`).
+Elsewhere (``MPI.IN_PLACE`` at a non-root rank, for ``bcast`` or
+``alltoallv``) it becomes :data:`REFUSED`, which the call's check refuses
+with one line (:func:`refuse_in_place`).
 
 Examples
 --------
 >>> a = np.arange(6.0)[::2]
->>> plain(a), plain(contiguous(a)), plain(None)
-(False, True, True)
+>>> a.flags.c_contiguous, contiguous(a).flags.c_contiguous
+(False, True)
 >>> out = np.zeros(6)[::2]
 >>> write_back(np.array([1.0, 2.0, 3.0]), out)
 >>> out.tolist()
@@ -38,20 +40,26 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plain", "contiguous", "write_back", "is_in_place", "refuse_in_place", "adapt"]
+__all__ = ["Adapt", "REFUSED", "contiguous", "write_back", "is_in_place", "refused", "refuse_in_place", "adapt"]
 
 
-def plain(a) -> bool:
-    """``a`` goes to the calls as it is: None, a C-contiguous numpy array, or anything the calls' checks refuse.
+class Adapt(Exception):
+    """Raised by a call's checks, before any communication, on an argument :func:`adapt` makes plain.
 
     Examples
     --------
-    >>> plain(np.zeros((2, 3)).T), plain([1, 2])
-    (False, True)
+    >>> issubclass(Adapt, Exception)
+    True
     """
-    if isinstance(a, np.ndarray):
-        return a.flags.c_contiguous
-    return not is_in_place(a)
+
+
+class _Refused:
+    def __repr__(self) -> str:
+        return "REFUSED"
+
+
+#: What ``MPI.IN_PLACE`` becomes where MPI does not allow it: the call's check refuses it.
+REFUSED = _Refused()
 
 
 def is_in_place(a) -> bool:
@@ -66,15 +74,28 @@ def is_in_place(a) -> bool:
     return t.__name__ == "InPlaceType" and t.__module__.startswith("mpi4py")
 
 
-def refuse_in_place(a, name: str) -> None:
-    """Raise the error for ``MPI.IN_PLACE`` where this call does not take it.
+def refused(a):
+    """``a``, or :data:`REFUSED` if it is ``MPI.IN_PLACE`` (where the caller does not take it).
 
     Examples
     --------
-    >>> refuse_in_place(np.zeros(1), "buf") is None
+    >>> refused(None) is None
     True
     """
-    if is_in_place(a):
+    return REFUSED if is_in_place(a) else a
+
+
+def refuse_in_place(a, name: str) -> None:
+    """Raise the error for ``MPI.IN_PLACE`` where this call does not take it (``a`` is :data:`REFUSED`).
+
+    Examples
+    --------
+    >>> refuse_in_place(REFUSED, "buf")
+    Traceback (most recent call last):
+    ...
+    ValueError: buf is MPI.IN_PLACE, which MPI allows here only at the root ...: give the array
+    """
+    if a is REFUSED:
         raise ValueError(f"{name} is MPI.IN_PLACE, which MPI allows here only at the root (or not at all for this "
                          "collective): give the array")
 
@@ -119,7 +140,8 @@ def adapt(kind: str, rank: int, n: int, root, sendbuf, recvbuf):
     Parameters
     ----------
     kind : str
-        ``"allreduce"``, ``"reduce"``, ``"allgather"``, ``"gather"``, ``"scatter"`` or ``"alltoall"``.
+        ``"broadcast"`` (``sendbuf`` the buffer, ``recvbuf`` None), ``"allreduce"``, ``"reduce"``,
+        ``"allgather"``, ``"gather"``, ``"scatter"`` or ``"alltoall"``.
     rank, n : int
         The calling rank and the communicator size.
     root : int or None
@@ -141,18 +163,16 @@ def adapt(kind: str, rank: int, n: int, root, sendbuf, recvbuf):
     >>> send.tolist(), recv.tolist()
     ([2, 3], [0, 1, 2, 3, 4, 5])
     """
-    recv = contiguous(recvbuf)
     at_root = rank == root
+    if kind == "scatter" and at_root and is_in_place(recvbuf):
+        send = contiguous(refused(sendbuf))
+        if isinstance(send, np.ndarray) and send.size % n == 0:
+            return send, np.empty(send.size // n, dtype=send.dtype)
+        return send, REFUSED
+    recv = contiguous(refused(recvbuf))
     if is_in_place(sendbuf):
         if kind in ("allreduce", "alltoall") or kind == "reduce" and at_root:
-            send = recv.copy() if isinstance(recv, np.ndarray) else recv
-        elif kind == "allgather" or kind == "gather" and at_root:
-            send = _block(recv, rank, n)
-        else:
-            send = sendbuf
-        return send, recv
-    send = contiguous(sendbuf)
-    if kind == "scatter" and at_root and is_in_place(recvbuf) and isinstance(send, np.ndarray) \
-            and send.size % n == 0:
-        recv = np.empty(send.size // n, dtype=send.dtype)
-    return send, recv
+            return (recv.copy() if isinstance(recv, np.ndarray) else recv), recv
+        if kind == "allgather" or kind == "gather" and at_root:
+            return _block(recv, rank, n), recv
+    return contiguous(refused(sendbuf)), recv

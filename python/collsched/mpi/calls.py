@@ -43,6 +43,8 @@ Examples
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 import zlib
 from typing import Callable
@@ -335,7 +337,7 @@ def _thin(ctx: _Context, kind: str, root, size: int, plan, plan_set, op, fallbac
     makes every rank raise the first failing rank's reason.
     """
     if plan is None and ctx.rank == 0:
-        _warn_once(kind, ctx.size, root, size, plan_set, stacklevel=6)
+        _warn_once(kind, ctx.size, root, size, plan_set)
     _LAST[0] = "fallback" if plan is None else "mpi"
     if op is None or hasattr(op, "Is_commutative"):
         fallback(ctx)
@@ -374,8 +376,7 @@ def delegating(ctx: _Context, kind: str, root, size: int) -> None:
     No plans= given, so every rank takes this path (the choice depends on
     the argument alone): MPI's own collective runs with no agreement, with
     MPI's own semantics. The warning points at the line that called
-    :mod:`collsched.mpi` (``stacklevel`` counts the public function, its
-    one helper and this).
+    :mod:`collsched.mpi` (the first frame outside the package).
 
     Examples
     --------
@@ -387,7 +388,7 @@ def delegating(ctx: _Context, kind: str, root, size: int) -> None:
     ([], 'fallback')
     """
     if ctx.rank == 0:
-        _warn_once(kind, ctx.size, root, size, None, stacklevel=5)
+        _warn_once(kind, ctx.size, root, size, None)
     _LAST[0] = "fallback"
 
 
@@ -446,7 +447,7 @@ def _disagreement(ctx: _Context, kind: str, mine: tuple) -> None:
                                    rank=r, fix=fixes[k])
 
 
-def _warn_once(kind: str, n: int, root, size: int, plans, stacklevel: int = 4) -> None:
+def _warn_once(kind: str, n: int, root, size: int, plans) -> None:
     bucket = size.bit_length()
     key = (kind, n, root, bucket, None if plans is None else plans.where)
     if key in _WARNED:
@@ -455,7 +456,7 @@ def _warn_once(kind: str, n: int, root, size: int, plans, stacklevel: int = 4) -
     where = "no plans= given" if plans is None else f"no plan in {plans.where} fits"
     at = f" from root {root}" if root is not None else ""
     warnings.warn(f"collsched.mpi: {kind} of {size} bytes on {n} ranks{at}: {where}; MPI's own collective runs",
-                  FallbackWarning, stacklevel=stacklevel)
+                  FallbackWarning, stacklevel=_caller_level())
 
 
 def root_of(kind: str, root) -> int | None:
@@ -469,3 +470,16 @@ def root_of(kind: str, root) -> int | None:
     return int(root) if kind in ROOTED else None
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the function calling this) of the first frame outside the package.
+
+    Examples
+    --------
+    >>> _caller_level()  # called from outside collsched.mpi: a warning there points at its own line
+    1
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    return level
