@@ -200,10 +200,11 @@ def _plan_set(plans) -> PlanSet | None:
     """The plan set of ``plans=``; a folder is read at its first call (:func:`~.plans.load_plans`), then kept."""
     if plans is None or isinstance(plans, PlanSet):
         return plans
-    found = _FOLDERS.get(plans) if isinstance(plans, str) else None
+    kept = isinstance(plans, (str, os.PathLike))
+    found = _FOLDERS.get(plans) if kept else None
     if found is None:
         found = load_plans(plans)
-        if isinstance(plans, str):
+        if kept:
             _FOLDERS[plans] = found
     return found
 
