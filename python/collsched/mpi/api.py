@@ -42,7 +42,7 @@ __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "al
 
 
 def _array(a, name: str) -> np.ndarray:
-    """``a`` if it is a C-contiguous numpy array; :class:`.arguments.Adapt` if it can be made one (or is ``IN_PLACE``)."""
+    """``a`` if it is a C-contiguous numpy array; :class:`.arguments.Adapt` if it can be made one or is IN_PLACE."""
     if type(a) is np.ndarray or isinstance(a, np.ndarray):
         if a.flags.c_contiguous:
             return a
@@ -73,7 +73,7 @@ def _root(n: int, root) -> int:
 
 
 def _adapted_copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
-    """:func:`_copy` on arguments that are not plain arrays: adapted (:mod:`.arguments`), then the output copied back."""
+    """:func:`_copy` on arguments that are not plain arrays: adapted (:mod:`.arguments`), the output copied back."""
     ctx = private(comm)
     send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
     _copy(comm, kind, root, buffers, run, send, recv, plans)
@@ -441,7 +441,7 @@ def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
 
 
 def _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
-    """:func:`_reduction` on arguments that are not plain arrays: adapted (:mod:`.arguments`), the output copied back."""
+    """:func:`_reduction` on arguments that are not plain arrays: adapted (:mod:`.arguments`), output copied back."""
     ctx = private(comm)
     send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
     _reduction(comm, kind, send, recv, op, root, commute, plans)
