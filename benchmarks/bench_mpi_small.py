@@ -1,22 +1,35 @@
-"""collsched.mpi without plans (the delegated path) against mpi4py's own collectives, 8 local ranks, 8 B .. 64 MB.
+"""collsched.mpi where MPI's own collective runs, against mpi4py's own, 8 local ranks, 8 B .. 64 MB, with an A/A control.
 
-With no ``plans=``, every ``collsched.mpi`` call checks its arguments
-locally and calls MPI's own collective on a private duplicate of the
-communicator, with no agreement between ranks. This script runs one MPI job
-of ``--ranks`` ranks on this machine (shared memory, no emulation) and, for
-allreduce (``MPI.SUM``), bcast (root 0), reduce (``MPI.SUM``, root 0) and
-allgather at 8 B, 1 KB, 64 KB, 1 MB, 16 MB and 64 MB of float64 (for allgather, what
-every rank receives), times
-``collsched.mpi``'s call and mpi4py's own (``Allreduce``, ``Bcast``,
-``Reduce``, ``Allgather``) alternately, each timed between barriers as the
-slowest rank's time, best of ``--repeat``; it checks that the results are
-bitwise equal and prints both times and their ratio (the issue's target:
-at most 1.10). With ``--calls N``, a sample is N calls in a row below
-1 MB (at most 1 MB / size of them, so 16 at 64 KB) and the time is per
-call: on a loaded machine, one 8-byte call between barriers is mostly
-scheduling noise.
+Where no plan fits (no ``plans=``, or a plan folder none of whose plans
+fits the size), a ``collsched.mpi`` call checks its arguments and calls
+MPI's own collective on its private communicator. This script runs one MPI
+job of ``--ranks`` ranks on this machine (shared memory, no emulation) and
+measures, for allreduce (``MPI.SUM``), bcast (root 0), reduce (``MPI.SUM``,
+root 0) and allgather of float64 (for allgather, the size is what every
+rank receives), four variants:
 
-Run: ``.venv/bin/python benchmarks/bench_mpi_small.py [--ranks 8] [--repeat 5] [--calls 1] [--max 64MB]``.
+- ``mpi``: mpi4py's own (``Allreduce``, ``Bcast``, ``Reduce``, ``Allgather``);
+- ``mpi'``: the same again, timed as a separate variant: the **A/A control**,
+  whose ratio to ``mpi`` is the harness's noise floor on this machine;
+- ``ours``: ``collsched.mpi`` without ``plans=``;
+- ``plans``: ``collsched.mpi`` with a plan folder whose plans are for sizes
+  of 1 TB and up (none fits: the path with no agreement);
+- ``private``: mpi4py's own on ``collsched.mpi``'s private communicator
+  (a duplicate, with the receive of its abort channel posted), and
+  ``dup``: on a plain duplicate: what the communicator costs, without
+  collsched's Python.
+
+A **block** is ``--calls`` calls in a row of one variant (at most
+64 MB / size of them, at least one), started after a barrier and timed
+as the slowest rank's time per call. A **round** is one block of each
+variant, in an order rotated every round (so that no variant always
+follows another); ``--rounds`` rounds. Each ratio printed is the median,
+over the rounds, of the ratio of the two variants' blocks in the same
+round; the A/A column shows the median and, in brackets, the 10th and 90th
+percentiles of ``mpi'`` / ``mpi``. Results are checked bitwise equal.
+The load average at the start and end is printed.
+
+Run: ``.venv/bin/python benchmarks/bench_mpi_small.py [--ranks 8] [--rounds 15] [--calls 200] [--max 64MB]``.
 """
 
 from __future__ import annotations
@@ -34,9 +47,44 @@ import numpy as np
 
 SIZES = (8, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20)
 KINDS = ("allreduce", "bcast", "reduce", "allgather")
+VARIANTS = ("mpi", "mpi'", "ours", "plans", "private", "dup")
 
 
-def _timed(comm, fn, calls: int) -> float:
+def calls_per_block(size: int, calls: int) -> int:
+    """Up to ``calls`` calls per block, at most 64 MB / ``size`` of them, at least one.
+
+    Examples
+    --------
+    >>> [calls_per_block(s, 200) for s in (8, 1 << 20, 16 << 20, 64 << 20)]
+    [200, 64, 4, 1]
+    """
+    return max(1, min(calls, (64 << 20) // size))
+
+
+def rotation(round_: int) -> list[int]:
+    """The order of the variants in round ``round_``: rotated by one each round.
+
+    Examples
+    --------
+    >>> rotation(0), rotation(1), rotation(7)
+    ([0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0], [1, 2, 3, 4, 5, 0])
+    """
+    k = round_ % len(VARIANTS)
+    return [(k + i) % len(VARIANTS) for i in range(len(VARIANTS))]
+
+
+def paired(a: list[float], b: list[float]) -> np.ndarray:
+    """The ratios ``a[r] / b[r]`` of two variants' blocks in the same rounds.
+
+    Examples
+    --------
+    >>> paired([2.0, 3.0], [1.0, 2.0]).tolist()
+    [2.0, 1.5]
+    """
+    return np.asarray(a) / np.asarray(b)
+
+
+def _block(comm, fn, calls: int) -> float:
     from mpi4py import MPI
 
     comm.Barrier()
@@ -47,50 +95,57 @@ def _timed(comm, fn, calls: int) -> float:
     return comm.allreduce(took, op=MPI.MAX)
 
 
-def calls_per_sample(size: int, calls: int) -> int:
-    """Up to ``calls`` calls per sample below 1 MB, at most 1 MB / ``size`` of them.
-
-    Examples
-    --------
-    >>> [calls_per_sample(s, 100) for s in (8, 64 << 10, 1 << 20)], calls_per_sample(8, 1)
-    ([100, 16, 1], 1)
-    """
-    return max(1, min(calls, (1 << 20) // size))
-
-
-def rank_main(out: str, repeat: int, sizes: list[int], per_sample: int = 1) -> None:
+def rank_main(out: str, rounds: int, sizes: list[int], calls: int, plans: str) -> None:
     """One rank of the measuring job (this file run by mpirun with ``--rank``)."""
     from mpi4py import MPI
 
     from collsched import mpi as csmpi
 
     warnings.simplefilter("ignore", csmpi.FallbackWarning)
-    comm = MPI.COMM_WORLD
-    me, n = comm.rank, comm.size
+    from collsched.mpi.calls import private
+
+    world = MPI.COMM_WORLD
+    me, n = world.rank, world.size
+    comms = [world, world, world, world, private(world).comm, world.Dup()]
     rows = []
     for size in sizes:
-        k = calls_per_sample(size, per_sample)
+        k = calls_per_block(size, calls)
         x = np.random.default_rng(me).integers(-1000, 1000, max(1, size // 8)).astype(np.float64)
         block = x[: max(1, x.size // n)]  # allgather: the size is what every rank receives
-        one = {"allreduce": lambda b: np.empty_like(x), "bcast": lambda b: x.copy(),
-               "reduce": lambda b: np.empty_like(x), "allgather": lambda b: np.empty(n * block.size)}
-        calls = {
-            "allreduce": (lambda b: csmpi.allreduce(comm, x, b, MPI.SUM), lambda b: comm.Allreduce(x, b, op=MPI.SUM)),
-            "bcast": (lambda b: csmpi.bcast(comm, b, 0), lambda b: comm.Bcast(b, 0)),
-            "reduce": (lambda b: csmpi.reduce(comm, x, b, MPI.SUM, 0), lambda b: comm.Reduce(x, b, op=MPI.SUM, root=0)),
-            "allgather": (lambda b: csmpi.allgather(comm, block, b), lambda b: comm.Allgather(block, b)),
-        }
+        make = {"allreduce": lambda: np.empty_like(x), "bcast": lambda: x.copy(),
+                "reduce": lambda: np.empty_like(x), "allgather": lambda: np.empty(n * block.size)}
+
+        def variants(kind, bufs):
+            b, c, comm = bufs, comms, world
+            mpi = {"allreduce": lambda i: c[i].Allreduce(x, b[i], op=MPI.SUM),
+                   "bcast": lambda i: c[i].Bcast(b[i], 0),
+                   "reduce": lambda i: c[i].Reduce(x, b[i], op=MPI.SUM, root=0),
+                   "allgather": lambda i: c[i].Allgather(block, b[i])}[kind]
+
+            def ours(i, p=None):
+                if kind == "allreduce":
+                    csmpi.allreduce(comm, x, b[i], MPI.SUM, plans=p)
+                elif kind == "bcast":
+                    csmpi.bcast(comm, b[i], 0, plans=p)
+                elif kind == "reduce":
+                    csmpi.reduce(comm, x, b[i], MPI.SUM, 0, plans=p)
+                else:
+                    csmpi.allgather(comm, block, b[i], plans=p)
+            return [lambda: mpi(0), lambda: mpi(1), lambda: ours(2), lambda: ours(3, plans), lambda: mpi(4),
+                    lambda: mpi(5)]
+
         for kind in KINDS:
-            ours, theirs = calls[kind]
-            bufs = {"ours": one[kind](None), "mpi": one[kind](None)}
-            times = {"ours": [], "mpi": []}
-            for _ in range(repeat):
-                times["ours"].append(_timed(comm, lambda: ours(bufs["ours"]), k))
-                times["mpi"].append(_timed(comm, lambda: theirs(bufs["mpi"]), k))
-            same = kind == "reduce" and me != 0 or bufs["ours"].tobytes() == bufs["mpi"].tobytes()
-            same = comm.allreduce(bool(same), op=MPI.LAND)
-            rows.append({"kind": kind, "size": size, "ours": min(times["ours"]), "mpi": min(times["mpi"]),
-                         "equal": bool(same)})
+            bufs = [make[kind]() for _ in VARIANTS]
+            fns = variants(kind, bufs)
+            for fn in fns:  # warm up: the private communicator, the plan folder, MPI's own algorithm's buffers
+                fn()
+            times = [[0.0] * rounds for _ in VARIANTS]
+            for r in range(rounds):
+                for v in rotation(r):
+                    times[v][r] = _block(world, fns[v], k)
+            same = kind == "reduce" and me != 0 or all(b.tobytes() == bufs[0].tobytes() for b in bufs)
+            same = world.allreduce(bool(same), op=MPI.LAND)
+            rows.append({"kind": kind, "size": size, "calls": k, "times": times, "equal": bool(same)})
     if me == 0:
         with open(out, "w", encoding="utf-8") as f:
             json.dump(rows, f)
@@ -104,6 +159,20 @@ def _size(text: str) -> int:
     return int(text)
 
 
+def _unfit_plans(n: int, folder: str) -> None:
+    """A plan folder for ``n`` ranks (bcast, reduce, allreduce, allgather) whose plans are for 1 TB and up."""
+    import collsched as cs
+    from collsched.mpi.plans import Plan, PlanSet
+
+    p = cs.topologies.fully_connected(n)
+    h = list(p.hosts)
+    made = [(cs.Broadcast(source=h[0], targets=h, size=1e6), "binomial"),
+            (cs.Reduce(participants=h, target=h[0], size=1e6), "binomial"),
+            (cs.AllReduce(participants=h, size=1e6), "ring"), (cs.AllGather(participants=h, size=1e6), "ring")]
+    PlanSet([Plan.of(p, c, cs.plan(p, c, algorithm=a), low=1 << 40, high=1 << 41) for c, a in made],
+            platform=p).save(folder)
+
+
 def main(argv=None) -> int:
     """Launch the job and print the table.
 
@@ -114,36 +183,47 @@ def main(argv=None) -> int:
     """
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", type=int, default=8)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--calls", type=int, default=1, help="calls per sample below 1 MB (at most 1 MB / size)")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--calls", type=int, default=200, help="calls per block (at most 64 MB / size)")
     ap.add_argument("--max", default="64MB", help="largest size measured")
-    ap.add_argument("--rank", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--sizes", default=None, help="comma-separated sizes instead of 8B,1KB,64KB,1MB,16MB,64MB")
+    ap.add_argument("--rank", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.rank:
-        rank_main(args.rank[0], args.repeat, [int(s) for s in args.rank[1].split(",")], args.calls)
+        rank_main(args.rank[0], args.rounds, [int(s) for s in args.rank[1].split(",")], args.calls, args.rank[2])
         return 0
     from collsched.runtime.launch import mpirun_command
 
-    sizes = [s for s in SIZES if s <= _size(args.max)]
-    out = os.path.join(tempfile.mkdtemp(prefix="collsched-bench-mpi-small-"), "rows.json")
+    sizes = [_size(s) for s in args.sizes.split(",")] if args.sizes else [s for s in SIZES if s <= _size(args.max)]
+    where = tempfile.mkdtemp(prefix="collsched-bench-mpi-small-")
+    out, plans = os.path.join(where, "rows.json"), os.path.join(where, "plans")
+    _unfit_plans(args.ranks, plans)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    cmd = mpirun_command(args.ranks, [sys.executable, os.path.abspath(__file__), "--repeat", str(args.repeat),
-                                      "--calls", str(args.calls), "--rank", out, ",".join(map(str, sizes))])
+    cmd = mpirun_command(args.ranks, [sys.executable, os.path.abspath(__file__), "--rounds", str(args.rounds),
+                                      "--calls", str(args.calls), "--rank", out, ",".join(map(str, sizes)), plans])
+    load0 = os.getloadavg()
+    began = time.time()
     subprocess.run(cmd, check=True, env=env)
+    load1 = os.getloadavg()
     with open(out, encoding="utf-8") as f:
         rows = json.load(f)
-    print(f"{args.ranks} local ranks, shared memory, best of {args.repeat}, slowest rank, "
-          f"{args.calls} call(s) per sample below 1 MB; "
-          "collsched.mpi without plans (MPI's own, delegated) vs mpi4py's own")
-    print(f"{'kind':<10} {'size':>10} {'collsched.mpi us':>17} {'mpi4py us':>10} {'ratio':>6}  equal")
-    worst = 0.0
+    print(f"{args.ranks} local ranks, shared memory; {args.rounds} rounds of one block per variant (rotated), "
+          f"up to {args.calls} calls per block; slowest rank; medians of same-round ratios; "
+          f"{time.time() - began:.0f} s; load average {load0[0]:.2f} at start, {load1[0]:.2f} at end")
+    print(f"{'kind':<10} {'size':>9} {'calls':>5} {'mpi us':>9} {'ours/mpi':>9} {'plans/mpi':>9} {'priv/mpi':>9} "
+          f"{'dup/mpi':>8} {'A/A: mpi`/mpi [p10, p90]':>26}  equal")
+    worst = {"ours": 0.0, "plans": 0.0, "A/A": 0.0}
     for r in rows:
-        ratio = r["ours"] / r["mpi"]
-        worst = max(worst, ratio)
-        print(f"{r['kind']:<10} {r['size']:>10} {r['ours'] * 1e6:>17.1f} {r['mpi'] * 1e6:>10.1f} {ratio:>6.2f}  "
-              f"{r['equal']}")
-    print(f"worst ratio {worst:.2f} (target <= 1.10)")
+        t = r["times"]
+        ours, plans_, aa, priv, dup = (np.median(paired(t[v], t[0])) for v in (2, 3, 1, 4, 5))
+        lo, hi = np.percentile(paired(t[1], t[0]), [10, 90])
+        for key, val in (("ours", ours), ("plans", plans_), ("A/A", aa)):
+            worst[key] = max(worst[key], val)
+        print(f"{r['kind']:<10} {r['size']:>9} {r['calls']:>5} {np.median(t[0]) * 1e6:>9.1f} {ours:>9.3f} "
+              f"{plans_:>9.3f} {priv:>9.3f} {dup:>8.3f} {aa:>9.3f} [{lo:.3f}, {hi:.3f}]  {r['equal']}")
+    print(f"worst median ratio: ours {worst['ours']:.3f}, plans {worst['plans']:.3f}, A/A control {worst['A/A']:.3f} "
+          "(target <= 1.10)")
     return 0
 
 

@@ -429,7 +429,8 @@ def calibrate_command(platform: Optional[Path] = typer.Argument(None, help="Plat
                                                                  "ranks)."),
                       output: Path = typer.Option(..., "-o", "--output", help="Where to write the measured platform (.json)."),
                       emulate: bool = typer.Option(False, help="Measure the emulated network of the platform (Linux, root)."),
-                      repeat: int = typer.Option(5, help="Round trips per size."),
+                      repeat: Optional[int] = typer.Option(None, help="Round trips per size at least (default: "
+                                                           "collsched.runtime.calibrate.REPEAT, as cs.calibrate)."),
                       hosts: Optional[Path] = typer.Option(None, help="An Open MPI hostfile: measure its hosts "
                                                            "instead of a platform's, and cluster them.")):
     """Measure latency and bandwidth between hosts by ping-pong over MPI; write them as a platform."""
@@ -445,7 +446,7 @@ def calibrate_command(platform: Optional[Path] = typer.Argument(None, help="Plat
         return calibrate_hosts_command(hosts, output, repeat)
     p = load_platform(platform)
     with (Emulation(p) if emulate else contextlib.nullcontext()) as net:
-        cal = calibrate(p, repeat=repeat, emulation=net)
+        cal = calibrate(p, emulation=net, **({} if repeat is None else {"repeat": repeat}))
     save_platform(cal.platform(name=f"{p.name}-measured"), output)
     console.print(f"wrote {output}: {len(cal.pairs)} pairs measured; latency {_span(cal.latency)} s, "
                   f"bandwidth {_span(cal.bandwidth)} B/s")

@@ -57,7 +57,7 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
                   "left to MPI's own collective", soft_wrap=True, markup=False)
 
 
-def calibrate_hosts_command(hosts: Path | None, output: Path, repeat: int) -> None:
+def calibrate_hosts_command(hosts: Path | None, output: Path, repeat: int | None) -> None:
     """``collsched calibrate --hosts HOSTFILE -o platform.json``: one rank per host line, measured and clustered.
 
     Examples
@@ -72,6 +72,6 @@ def calibrate_hosts_command(hosts: Path | None, output: Path, repeat: int) -> No
 
     if hosts is None:
         raise CollschedError("calibrate needs a platform file or --hosts HOSTFILE", fix="give one")
-    p = calibrate_hosts(hosts, output, repeat=repeat)
+    p = calibrate_hosts(hosts, output, **({} if repeat is None else {"repeat": repeat}))
     console.print(f"wrote {output}: {len(p.hosts)} hosts measured, clusters "
                   + " | ".join(" ".join(c) for c in p.clusters), soft_wrap=True, markup=False)

@@ -33,10 +33,10 @@ Examples
 'ring'
 """
 
-from .api import allgather, allreduce, alltoall, bcast, gather, reduce, scatter
+from .api import allgather, allreduce, alltoall, alltoallv, bcast, gather, reduce, scatter
 from .calibrate import calibrate
 from .calls import FallbackWarning, MPICallError
 from .plans import Plan, PlanError, PlanSet, load_plans
 
-__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "Plan", "PlanSet",
+__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv", "Plan", "PlanSet",
            "PlanError", "load_plans", "MPICallError", "FallbackWarning", "calibrate"]

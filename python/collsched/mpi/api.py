@@ -1,7 +1,9 @@
 """``bcast``, ``reduce``, ``allreduce``, ``scatter``, ``gather``, ``allgather``, ``alltoall`` on numpy arrays.
 
 Each function takes the arguments of the mpi4py call it replaces (buffers
-are numpy arrays, C-contiguous, any dtype), plus ``plans=`` (a folder
+are numpy arrays of any dtype and layout, a non-contiguous one copied in
+and out; ``MPI.IN_PLACE`` where mpi4py accepts it: :mod:`.arguments`),
+plus ``plans=`` (a folder
 written by ``collsched plan-suite``, or a :class:`~.plans.PlanSet`), and
 runs through :func:`.calls.call`; without ``plans=``, it checks its
 arguments and calls MPI's own collective on the private communicator
@@ -20,8 +22,6 @@ Examples
 >>> from collsched.mpi.api import _rows
 >>> _rows(np.arange(6).reshape(3, 2), "sendbuf").shape
 (3, 2)
->>> _flat(_byte_array(np.arange(3, dtype=np.int16), "buf")).tolist()
-[0, 0, 1, 0, 2, 0]
 >>> _bcast_buffers(4, 1, 0, np.zeros(3), None)[2:]
 (24, dtype('float64'))
 >>> _bcast_buffers(4, 1, 5, np.zeros(3), None)
@@ -34,18 +34,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
 from .calls import call, delegating, operator_failed, private, refusal
 from .layout import OperatorFailed
 
-__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall"]
+__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv"]
 
 
 def _array(a, name: str) -> np.ndarray:
-    if not isinstance(a, np.ndarray):
-        raise TypeError(f"{name} is a {type(a).__name__}, not a numpy array")
-    if not a.flags.c_contiguous:
-        raise ValueError(f"{name} is not C-contiguous (np.ascontiguousarray makes a copy that is)")
-    return a
+    """``a`` if it is a C-contiguous numpy array; :class:`.arguments.Adapt` if it can be made one or is IN_PLACE."""
+    if type(a) is np.ndarray or isinstance(a, np.ndarray):
+        if a.flags.c_contiguous:
+            return a
+        raise Adapt
+    if is_in_place(a):
+        raise Adapt
+    refuse_in_place(a, name)
+    raise TypeError(f"{name} is a {type(a).__name__}, not a numpy array")
 
 
 def _byte_array(a, name: str) -> np.ndarray:
@@ -53,11 +58,6 @@ def _byte_array(a, name: str) -> np.ndarray:
     if _array(a, name).dtype.hasobject:
         a.reshape(-1).view(np.uint8)  # raises numpy's own TypeError (an array of references)
     return a
-
-
-def _flat(a: np.ndarray | None) -> np.ndarray | None:
-    """The bytes of a checked array, as a plan's layout reads them."""
-    return None if a is None else a.reshape(-1).view(np.uint8)
 
 
 def _rows(a, name: str) -> np.ndarray:
@@ -72,6 +72,14 @@ def _root(n: int, root) -> int:
     return int(root)
 
 
+def _adapted_copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
+    """:func:`_copy` on arguments that are not plain arrays: adapted (:mod:`.arguments`), the output copied back."""
+    ctx = private(comm)
+    send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
+    _copy(comm, kind, root, buffers, run, send, recv, plans)
+    write_back(send if kind == "broadcast" else recv, sendbuf if kind == "broadcast" else recvbuf)
+
+
 def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
     """One copying collective: ``buffers`` checks (and raises), ``run`` calls MPI's own.
 
@@ -80,23 +88,22 @@ def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
     looked up by) or raises ``TypeError`` or ``ValueError``; ``run(context,
     send, recv, root)`` calls MPI's own collective on them (as bytes).
     """
-    if plans is None:
-        ctx = private(comm)
-        try:
-            send, recv, size, _ = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
-        except (TypeError, ValueError) as exc:
+    ctx = private(comm)
+    try:
+        send, recv, size, dtype = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
+        reason = None
+    except Adapt:  # before any communication
+        return _adapted_copy(comm, kind, root, buffers, run, sendbuf, recvbuf, plans)
+    except (TypeError, ValueError) as exc:
+        if plans is None:
             raise refusal(ctx, kind, exc) from None
+        send, recv, size, dtype, reason = None, None, 0, None, str(exc)
+    if plans is None:
         delegating(ctx, kind, root, size)
         run(ctx, send, recv, root)
         return
-    try:
-        send, recv, size, dtype = buffers(comm.Get_size(), comm.Get_rank(), root, sendbuf, recvbuf)
-        flat = _flat(send)
-        send, recv, reason = flat, flat if recv is send else _flat(recv), None
-    except (TypeError, ValueError) as exc:
-        send, recv, size, dtype, reason = None, None, 0, None, str(exc)
-    call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype,
-         check=lambda: reason, fallback=lambda ctx: run(ctx, send, recv, root))
+    call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype, reason=reason,
+         flat=True, fallback=lambda ctx: run(ctx, send, recv, root))
 
 
 def _bcast_buffers(n, me, root, buf, _):
@@ -116,7 +123,7 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     ----------
     comm : mpi4py.MPI.Comm
     buf : numpy.ndarray
-        C-contiguous, the same size and dtype on every rank; overwritten except at the root.
+        The same size and dtype on every rank; overwritten except at the root.
     root : int
     plans : str, path-like or PlanSet, optional
         The plan folder (``collsched plan-suite``) or set; without one, MPI's own collective runs.
@@ -325,6 +332,92 @@ def _alltoall_run(ctx, send, recv, root) -> None:
     ctx.comm.Alltoall([send, byte], [recv, byte])
 
 
+def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvcounts, *, sdispls=None,
+              rdispls=None, plans=None) -> np.ndarray:
+    """All-to-all with a count per peer (``MPI_Alltoallv``): MPI's own collective, on the user's arrays.
+
+    ``sendcounts[j]`` elements of ``sendbuf`` (flat), from ``sdispls[j]``,
+    go to rank ``j``, which receives them at ``rdispls[i]`` of its
+    ``recvbuf``, ``recvcounts[i]`` elements from rank ``i``. Counts and
+    displacements are in elements of the arrays' dtype; displacements
+    default to the running sums of the counts. No plan covers uneven
+    blocks (plans are made for the even :func:`alltoall`): with ``plans=``,
+    MPI's own runs, said once (:class:`~.calls.FallbackWarning`).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    sendbuf, recvbuf : numpy.ndarray
+        One dtype; any layout (read and written as flat, C order).
+    sendcounts, recvcounts : sequence of int
+        ``comm.size`` counts each.
+    sdispls, rdispls : sequence of int, optional
+    plans : str, path-like or PlanSet, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        ``recvbuf``.
+
+    Raises
+    ------
+    MPICallError
+        A count or displacement list of the wrong length, negative, or
+        reaching past its buffer; arrays of two dtypes (on the rank that
+        has them, before any communication, as for :func:`bcast` without
+        ``plans=``).
+
+    Examples
+    --------
+    >>> _alltoallv_buffers(2, 0, None, (np.zeros(3), [1, 2], None), (np.zeros(4), [1, 3], None))[2:]
+    (24, dtype('float64'))
+    >>> _alltoallv_buffers(2, 0, None, (np.zeros(3), [1, 2], None), (np.zeros(3), [1, 3], None))
+    Traceback (most recent call last):
+    ...
+    ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
+    """
+    send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
+    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_run, (send, sendcounts, sdispls),
+          (recv, recvcounts, rdispls), plans)
+    write_back(recv, recvbuf)
+    return recvbuf
+
+
+def _layout(n: int, array, counts, displs, name: str, counts_name: str):
+    """``(counts, displacements)`` in bytes, checked against ``array``."""
+    try:
+        counts = [int(c) for c in counts]
+        displs = [0] + list(np.cumsum(counts[:-1], dtype=np.int64)) if displs is None else [int(d) for d in displs]
+    except (TypeError, ValueError):
+        raise TypeError(f"{counts_name} and its displacements are not sequences of integers") from None
+    if len(counts) != n or len(displs) != n:
+        raise ValueError(f"{counts_name} has {len(counts)} counts and {len(displs)} displacements; the communicator "
+                         f"has {n} ranks")
+    if min(counts + displs) < 0:
+        raise ValueError(f"{counts_name} {counts} or its displacements {displs} are negative")
+    end = max((d + c for c, d in zip(counts, displs) if c), default=0)
+    if end > array.size:
+        raise ValueError(f"{counts_name} {counts} from displacements {[int(d) for d in displs]} reach element {end} "
+                         f"of {name}, which has {array.size}")
+    item = array.itemsize
+    return [c * item for c in counts], [int(d) * item for d in displs]
+
+
+def _alltoallv_buffers(n, me, root, sendbuf, recvbuf):
+    (send, sendcounts, sdispls), (recv, recvcounts, rdispls) = sendbuf, recvbuf
+    send, recv = _byte_array(send, "sendbuf"), _byte_array(recv, "recvbuf")
+    if send.dtype != recv.dtype:
+        raise ValueError(f"sendbuf is {send.dtype} and recvbuf {recv.dtype}: give arrays of one dtype")
+    s = _layout(n, send, sendcounts, sdispls, "sendbuf", "sendcounts")
+    r = _layout(n, recv, recvcounts, rdispls, "recvbuf", "recvcounts")
+    return (send, s), (recv, r), sum(s[0]), send.dtype
+
+
+def _alltoallv_run(ctx, send, recv, root) -> None:
+    byte = ctx.mpi.BYTE
+    ctx.comm.Alltoallv([send[0], send[1], byte], [recv[0], recv[1], byte])
+
+
 def _commutes(op, commute) -> bool:
     if hasattr(op, "Is_commutative"):
         return bool(op.Is_commutative())
@@ -347,6 +440,15 @@ def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
     return send, recv
 
 
+def _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
+    """:func:`_reduction` on arguments that are not plain arrays: adapted (:mod:`.arguments`), output copied back."""
+    ctx = private(comm)
+    send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
+    _reduction(comm, kind, send, recv, op, root, commute, plans)
+    write_back(recv, recvbuf)
+    return recvbuf
+
+
 def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     ctx = private(comm)
     op = ctx.mpi.SUM if op is None else op
@@ -355,6 +457,8 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
         try:
             commutes = True if hasattr(op, "Is_commutative") else _commutes(op, commute)
             send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
+        except Adapt:  # before any communication
+            return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
         except (TypeError, ValueError) as exc:
             raise refusal(ctx, kind, exc) from None
         delegating(ctx, kind, root, send.nbytes)
@@ -370,10 +474,12 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     try:
         send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
         size, units, dtype, reason = send.nbytes, send.shape[0], send.dtype, None
+    except Adapt:
+        return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
     except (TypeError, ValueError) as exc:
         send, recv, size, units, dtype, reason = None, None, 0, 0, None, str(exc)
     call(comm, kind, send, recv, size=size, units=units, root=root, op=op, commute=commutes, plans=plans,
-         dtype=dtype, check=lambda: why or reason,
+         dtype=dtype, reason=why or reason,
          fallback=lambda ctx: _mpi_reduction(ctx, kind, send, recv, op, root, commutes))
     return recvbuf
 
@@ -418,7 +524,7 @@ def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root:
     ----------
     comm : mpi4py.MPI.Comm
     sendbuf : numpy.ndarray
-        The rank's operand (C-contiguous; the same shape and dtype on every rank).
+        The rank's operand (the same shape and dtype on every rank), or ``MPI.IN_PLACE`` at the root.
     recvbuf : numpy.ndarray or None
         At the root: shaped like ``sendbuf``; ignored elsewhere.
     op : mpi4py.MPI.Op or callable, optional

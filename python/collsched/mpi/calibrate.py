@@ -28,15 +28,12 @@ from typing import Sequence
 import numpy as np
 
 from ..platform.clustering import lowekamp, with_clusters
-from ..runtime.calibrate import Calibration, calibration_of, pingpong_task
+from ..runtime.calibrate import (BURST, MAX_TIME, REPEAT, SIZES, TIME_PER_SIZE, Calibration, calibration_of,
+                                 pingpong_task)
 from ..runtime.pingpong import pingpong_rank
 
 __all__ = ["calibrate", "clusters_by_bandwidth", "measured_platform", "calibrate_hosts", "read_hostfile", "SIZES"]
 
-#: Default message sizes (bytes): the smallest for the latency, the others past Open MPI's 64 kB eager limit for
-#: the bandwidth (:attr:`~collsched.runtime.calibrate.Calibration.bandwidth`), up to 4 MB (80 ms at 50 MB/s); a pair
-#: stops once a one-way time reaches ``max_time`` (0.15 s: 1 MB on a 5 MB/s link).
-SIZES = (1000, 131072, 262144, 524288, 1048576, 2097152, 4194304)
 
 
 def clusters_by_bandwidth(bandwidth: np.ndarray, hosts: Sequence[str], *, rho: float = 0.3):
@@ -79,8 +76,8 @@ def measured_platform(cal: Calibration, *, rho: float = 0.3, name: str = "measur
     return with_clusters(cal.platform(name=name), clusters_by_bandwidth(cal.bandwidth, cal.hosts, rho=rho))
 
 
-def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] = SIZES, repeat: int = 3,
-              burst: int = 2, time_per_size: float = 0.25, max_time: float = 0.15, rho: float = 0.3,
+def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] = SIZES, repeat: int = REPEAT,
+              burst: int = BURST, time_per_size: float = TIME_PER_SIZE, max_time: float = MAX_TIME, rho: float = 0.3,
               name: str = "measured"):
     """Measure every pair of ranks of ``comm`` by ping-pong and return the measured platform, on every rank.
 
@@ -92,7 +89,7 @@ def calibrate(comm, *, hosts: Sequence[str] | None = None, sizes: Sequence[int] 
     hosts : sequence of str, optional
         The host name of each rank (default ``h0``, ``h1``, ...).
     sizes, repeat, burst, time_per_size, max_time
-        As for :func:`collsched.runtime.calibrate.calibrate`.
+        As for :func:`collsched.runtime.calibrate.calibrate` (the same defaults).
     rho : float
         Tolerance of the clustering.
     name : str
@@ -160,7 +157,7 @@ def read_hostfile(path) -> list[str]:
     return names
 
 
-def calibrate_hosts(hostfile, output, *, sizes: Sequence[int] = SIZES, repeat: int = 3,
+def calibrate_hosts(hostfile, output, *, sizes: Sequence[int] = SIZES, repeat: int = REPEAT,
                     timeout: float = 600.0):
     """``collsched calibrate --hosts HOSTFILE -o platform.json``: one rank per host line, measured and clustered.
 

@@ -1,4 +1,4 @@
-"""The collective calls of :mod:`collsched.mpi`: check, agree, run the plan (or MPI's own), agree again.
+"""The collective calls of :mod:`collsched.mpi`: check, then MPI's own at once, or agree, run the plan, agree again.
 
 Without ``plans=``, a call checks its buffers locally (a bad one raises on
 its own rank, before any communication: :func:`refusal`) and runs MPI's own
@@ -7,20 +7,28 @@ before it): MPI's own semantics apply. With ``plans=``, every call goes
 through the same steps on every rank of the communicator (:func:`call`):
 
 1. **look up** the plan for the call's kind, size and root in ``plans``
-   (:meth:`~collsched.mpi.plans.PlanSet.find`) and check the buffers
-   (contiguous numpy arrays, sizes and dtypes that fit);
-2. **agree** (one ``MPI_Allreduce`` of a few integers): every rank sees
-   whether some rank failed its checks, or whether the ranks disagree on the
-   size, the dtype, the root or the plan; if so, every rank raises the same
-   :class:`MPICallError`, naming the rank and the reason;
-3. **run** the plan's program on the user's arrays (:mod:`.layout`, the
-   walk of :mod:`collsched.runtime.walk`), or MPI's own collective when no
-   plan fits (a :class:`FallbackWarning`, once per kind, root and size
-   bucket, on rank 0) or when the plan predicts no gain (silently). A rank
-   whose operator raises, or that fails otherwise, tells every other rank
-   (a one-word message on a tag the programs never use), which stop
-   waiting;
-4. **agree** again (one ``MPI_Allreduce``): if any rank failed, every rank
+   (:meth:`~collsched.mpi.plans.PlanSet.find`, kept per plan set and call
+   shape) and check the buffers (numpy arrays, sizes and dtypes that fit).
+   A ``plans=`` that cannot be read, or that has plans of this kind only
+   for other communicator sizes, raises on every rank with no
+   communication: every rank reads the same table.
+2. **no plan fits** (or the plan says MPI's own is as fast): MPI's own
+   collective runs at once, with no agreement (:func:`_thin`), since every
+   rank of a correct call decides this from what it knows identically (the
+   table, the kind, the root and the size); a :class:`FallbackWarning`
+   once per kind, root and size bucket, on rank 0. MPI's own semantics
+   apply, as without ``plans=``, except that a callable operator which
+   raises on some rank is reported on every rank (one agreement after).
+3. **a plan fits: agree** (one ``MPI_Allreduce`` of a few integers): every
+   rank sees whether some rank failed its checks, or whether the ranks
+   disagree on the size, the dtype, the root or the plan; if so, every
+   rank raises the same :class:`MPICallError`, naming the rank and the
+   reason;
+4. **run** the plan's program on the user's arrays (:mod:`.layout`, the
+   walk of :mod:`collsched.runtime.walk`). A rank whose operator raises,
+   or that fails otherwise, tells every other rank (a one-word message on
+   a tag the programs never use), which stop waiting;
+5. **agree** again (one ``MPI_Allreduce``): if any rank failed, every rank
    raises the first failing rank's reason.
 
 The calls use a private duplicate of the communicator (made at the first
@@ -35,6 +43,8 @@ Examples
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 import zlib
 from typing import Callable
@@ -183,10 +193,20 @@ def _reset(comm, ctx: _Context) -> None:
         pass
 
 
+_FOLDERS: dict = {}
+
+
 def _plan_set(plans) -> PlanSet | None:
+    """The plan set of ``plans=``; a folder is read at its first call (:func:`~.plans.load_plans`), then kept."""
     if plans is None or isinstance(plans, PlanSet):
         return plans
-    return load_plans(plans)
+    kept = isinstance(plans, (str, os.PathLike))
+    found = _FOLDERS.get(plans) if kept else None
+    if found is None:
+        found = load_plans(plans)
+        if kept:
+            _FOLDERS[plans] = found
+    return found
 
 
 def _dtype_code(dtype) -> int:
@@ -195,8 +215,8 @@ def _dtype_code(dtype) -> int:
 
 
 def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, size: int, units: int, root: int | None,
-         op=None, commute: bool | None = None, plans=None, check: Callable[[], str | None] | None = None,
-         fallback: Callable, dtype=None):
+         op=None, commute: bool | None = None, plans=None, reason: str | None = None, fallback: Callable,
+         dtype=None, flat: bool = False):
     """Run one collective call with ``plans=`` (the steps of the module docstring); :mod:`.api` calls it.
 
     Parameters
@@ -215,12 +235,14 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     commute : bool, optional
         Whether ``op`` commutes.
     plans : str, path-like or PlanSet
-    check : callable, optional
-        Returns a reason why this rank's buffers are wrong, or None.
+    reason : str, optional
+        Why this rank's buffers are wrong (its own checks failed), or None.
     fallback : callable
         ``fallback(context)`` runs MPI's own collective on ``context.comm`` (:func:`private`).
     dtype : numpy.dtype, optional
         Compared across ranks.
+    flat : bool
+        A plan reads ``send`` and ``recv`` as flat bytes (the copying kinds): the views are made only when one runs.
 
     Raises
     ------
@@ -236,18 +258,26 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     """
     ctx = private(comm)
     n, me = ctx.size, ctx.rank
-    reason, plan, plan_id = None, None, -1
+    plan, plan_id = None, -1
     try:
         plan_set = _plan_set(plans)
-        if check is not None:
-            reason = check()
-        if reason is None and plan_set is not None:
-            plan = plan_set.find(kind, n, root, size, commutative=bool(commute))
-            if plan is not None:
-                plan_id = plan_set.plans.index(plan)
     except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
+        # every rank reads the same plans=: every rank raises this, with no communication
+        raise MPICallError(f"rank 0: {kind}: {exc}", rank=0) from None
+    if reason is not None and (plan_set is None or kind not in plan_set._by_kind):
+        # no plan of this kind: every rank takes MPI's own path; a bad input raises on its own rank, as without plans=
+        raise refusal(ctx, kind, reason)
+    try:
+        if reason is None and plan_set is not None:
+            plan, plan_id = _find(plan_set, kind, n, root, size, bool(commute))
+    except (PlanError, CollschedError, ValueError, TypeError, OSError) as exc:
+        if reason is None:  # the plan table's answer for this call: the same on every rank
+            raise MPICallError(f"rank 0: {kind}: {exc}", rank=0) from None
         reason = str(exc)
-    # step 2: one agreement on the checks and on what every rank is about to do
+    if reason is None and (plan is None or plan.use_mpi):
+        _thin(ctx, kind, root, size, plan, plan_set, op, fallback)
+        return
+    # step 3: one agreement on the checks and on what every rank is about to do
     mine = ctx.mine
     r = -1 if root is None else int(root)
     code = _dtype_code(dtype) if dtype is not None else 0
@@ -261,32 +291,71 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         raise MPICallError(f"rank {int(agreed[0])}: {kind}: {text}", rank=int(agreed[0]))
     if any(agreed[k] != -agreed[k + 1] for k in (1, 3, 5, 7)):
         _disagreement(ctx, kind, (size, plan_id, r, None if dtype is None else str(np.dtype(dtype))))
-    # step 3: run
+    # step 4: run
     failure = None
     try:
-        if plan is None or plan.use_mpi:
-            if plan is None and me == 0:
-                _warn_once(kind, n, root, size, plan_set)
-            _LAST[0] = "fallback" if plan is None else "mpi"
-            fallback(ctx)
-        else:
-            _LAST[0] = "plan"
-            prepared = plan.prepared.get((me, ctx.tag_ub))
-            if prepared is None:
-                prepared = plan.prepared[(me, ctx.tag_ub)] = Prepared(plan, me, tag_ub=ctx.tag_ub)
-            payload = Bound(prepared, _or_empty(send, recv), _or_empty(recv, send), units, op)
-            if walk(ctx.comm, prepared, payload, abort=ctx.abort) is None:
-                failure = "stopped"  # another rank failed: it says why below
+        _LAST[0] = "plan"
+        if flat:
+            flat_send = _flat(send)
+            send, recv = flat_send, flat_send if recv is send else _flat(recv)
+        prepared = plan.prepared.get((me, ctx.tag_ub))
+        if prepared is None:
+            prepared = plan.prepared[(me, ctx.tag_ub)] = Prepared(plan, me, tag_ub=ctx.tag_ub)
+        payload = Bound(prepared, _or_empty(send, recv), _or_empty(recv, send), units, op)
+        if walk(ctx.comm, prepared, payload, abort=ctx.abort) is None:
+            failure = "stopped"  # another rank failed: it says why below
     except Exception as exc:  # noqa: BLE001 - any failure is reported on every rank
         failure = _why(exc, op)
         ctx.tell_others()
-    # step 4: agree on the outcome
+    # step 5: agree on the outcome
     mine[0] = me if failure not in (None, "stopped") else n
     ctx.comm.Allreduce(mine[:1], ctx.agreed[:1], op=MPI.MIN)
     if ctx.agreed[0] < n or failure is not None:
         bad = int(ctx.agreed[0])
         text = ctx.comm.bcast(failure, root=bad) if bad < n else "stopped without a reason"
         _reset(comm, ctx)
+        raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
+
+
+def _find(plan_set: PlanSet, kind: str, n: int, root, size: int, commute: bool):
+    """``(plan, its index)`` for a call, or ``(None, -1)``; kept per plan set (a dict lookup after the first call)."""
+    key = (kind, n, root, size, commute)
+    cache = plan_set.__dict__.setdefault("_calls", {})
+    found = cache.get(key)
+    if found is None:
+        plan = plan_set.find(kind, n, root, size, commutative=commute)
+        found = cache[key] = (plan, -1 if plan is None else plan_set.plans.index(plan))
+    return found
+
+
+def _thin(ctx: _Context, kind: str, root, size: int, plan, plan_set, op, fallback) -> None:
+    """MPI's own collective when no plan fits (or the plan says MPI's own is as fast): no agreement before it.
+
+    Every rank decides this from what it knows identically (``plans=``, the
+    kind, the communicator size, the root and the size), so every rank of a
+    correct call takes this path. Only a callable operator can fail on
+    some ranks inside MPI's own reduction: then one agreement after it
+    makes every rank raise the first failing rank's reason.
+    """
+    if plan is None and ctx.rank == 0:
+        _warn_once(kind, ctx.size, root, size, plan_set)
+    _LAST[0] = "fallback" if plan is None else "mpi"
+    if op is None or hasattr(op, "Is_commutative"):
+        fallback(ctx)
+        return
+    failure = None
+    try:
+        fallback(ctx)
+    except Exception as exc:  # noqa: BLE001 - reported on every rank below
+        failure = _why(exc, op)
+    from mpi4py import MPI
+
+    n = ctx.size
+    ctx.mine[0] = ctx.rank if failure is not None else n
+    ctx.comm.Allreduce(ctx.mine[:1], ctx.agreed[:1], op=MPI.MIN)
+    bad = int(ctx.agreed[0])
+    if bad < n:
+        text = ctx.comm.bcast(failure, root=bad)
         raise MPICallError(f"rank {bad}: {kind}: {text}", rank=bad)
 
 
@@ -308,8 +377,7 @@ def delegating(ctx: _Context, kind: str, root, size: int) -> None:
     No plans= given, so every rank takes this path (the choice depends on
     the argument alone): MPI's own collective runs with no agreement, with
     MPI's own semantics. The warning points at the line that called
-    :mod:`collsched.mpi` (``stacklevel`` counts the public function, its
-    one helper and this).
+    :mod:`collsched.mpi` (the first frame outside the package).
 
     Examples
     --------
@@ -321,7 +389,7 @@ def delegating(ctx: _Context, kind: str, root, size: int) -> None:
     ([], 'fallback')
     """
     if ctx.rank == 0:
-        _warn_once(kind, ctx.size, root, size, None, stacklevel=5)
+        _warn_once(kind, ctx.size, root, size, None)
     _LAST[0] = "fallback"
 
 
@@ -338,6 +406,17 @@ def operator_failed(ctx: _Context, kind: str, exc: OperatorFailed, op) -> MPICal
     'rank 0: reduce: the operator sum raised ZeroDivisionError: boom'
     """
     return MPICallError(f"rank {ctx.rank}: {kind}: {_why(exc, op)}", rank=ctx.rank)
+
+
+def _flat(a: np.ndarray | None) -> np.ndarray | None:
+    """The bytes of a checked array, as a plan's layout reads them.
+
+    Examples
+    --------
+    >>> _flat(np.arange(3, dtype=np.int16)).tolist()
+    [0, 0, 1, 0, 2, 0]
+    """
+    return None if a is None else a.reshape(-1).view(np.uint8)
 
 
 def _or_empty(buf, other) -> np.ndarray:
@@ -369,7 +448,7 @@ def _disagreement(ctx: _Context, kind: str, mine: tuple) -> None:
                                    rank=r, fix=fixes[k])
 
 
-def _warn_once(kind: str, n: int, root, size: int, plans, stacklevel: int = 4) -> None:
+def _warn_once(kind: str, n: int, root, size: int, plans) -> None:
     bucket = size.bit_length()
     key = (kind, n, root, bucket, None if plans is None else plans.where)
     if key in _WARNED:
@@ -378,7 +457,7 @@ def _warn_once(kind: str, n: int, root, size: int, plans, stacklevel: int = 4) -
     where = "no plans= given" if plans is None else f"no plan in {plans.where} fits"
     at = f" from root {root}" if root is not None else ""
     warnings.warn(f"collsched.mpi: {kind} of {size} bytes on {n} ranks{at}: {where}; MPI's own collective runs",
-                  FallbackWarning, stacklevel=stacklevel)
+                  FallbackWarning, stacklevel=_caller_level())
 
 
 def root_of(kind: str, root) -> int | None:
@@ -392,3 +471,16 @@ def root_of(kind: str, root) -> int | None:
     return int(root) if kind in ROOTED else None
 
 
+def _caller_level() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the function calling this) of the first frame outside the package.
+
+    Examples
+    --------
+    >>> _caller_level()  # called from outside collsched.mpi: a warning there points at its own line
+    1
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    return level

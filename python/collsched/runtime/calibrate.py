@@ -65,7 +65,18 @@ import numpy as np
 from ..simulation.plogp import PLogPParams, Piecewise
 from .launch import launch
 
-__all__ = ["Calibration", "calibrate", "pingpong_task", "calibration_of"]
+__all__ = ["Calibration", "calibrate", "pingpong_task", "calibration_of", "SIZES", "REPEAT", "BURST", "TIME_PER_SIZE",
+           "MAX_TIME"]
+
+
+#: The defaults of every calibration entry point (:func:`calibrate`, ``collsched calibrate``,
+#: :func:`collsched.mpi.calibrate` and ``collsched calibrate --hosts``), one set. Sizes (bytes): the smallest for
+#: the latency, the others past Open MPI's 64 kB eager limit for the bandwidth (:attr:`Calibration.bandwidth`), up
+#: to 4 MB (80 ms at 50 MB/s); each size best of ``REPEAT`` round trips or of ``TIME_PER_SIZE`` seconds of them,
+#: bursts of ``BURST``; a pair stops its sweep once a one-way time reaches ``MAX_TIME`` (0.15 s: 1 MB on a
+#: 5 MB/s link).
+SIZES = (1000, 131072, 262144, 524288, 1048576, 2097152, 4194304)
+REPEAT, BURST, TIME_PER_SIZE, MAX_TIME = 3, 2, 0.25, 0.15
 
 
 @dataclass(frozen=True, eq=False)
@@ -242,8 +253,8 @@ def _bandwidth(m: np.ndarray, t: np.ndarray) -> float:
 
 
 def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
-              sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5, burst: int = 8,
-              time_per_size: float = 0.0, max_time: float = np.inf, emulation=None,
+              sizes: Sequence[int] = SIZES, repeat: int = REPEAT, burst: int = BURST,
+              time_per_size: float = TIME_PER_SIZE, max_time: float = MAX_TIME, emulation=None,
               timeout: float = 300.0) -> Calibration:
     """Measure the pairs of ``platform``'s hosts by ping-pong (one MPI job).
 
@@ -254,7 +265,9 @@ def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
     pairs : sequence of (str, str), optional
         Ordered pairs to measure; default every unordered pair once (``(a, b)``, ``a`` first in host order).
     sizes : sequence of int
-        Message sizes in bytes, increasing, at least two.
+        Message sizes in bytes, increasing, at least two. The defaults of
+        this and the next four options are :data:`SIZES`, :data:`REPEAT`,
+        :data:`BURST`, :data:`TIME_PER_SIZE` and :data:`MAX_TIME`.
     repeat : int
         Round trips per size (the best is kept).
     burst : int
@@ -289,8 +302,8 @@ def calibrate(platform, *, pairs: Sequence[tuple[str, str]] | None = None,
     return calibration_of(hosts, task, answer)
 
 
-def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = (8, 65536, 1 << 20), repeat: int = 5,
-                  burst: int = 8, time_per_size: float = 0.0, max_time: float = np.inf,
+def pingpong_task(hosts: Sequence[str], *, pairs=None, sizes: Sequence[int] = SIZES, repeat: int = REPEAT,
+                  burst: int = BURST, time_per_size: float = TIME_PER_SIZE, max_time: float = MAX_TIME,
                   where: str = "the job") -> dict:
     """The ping-pong task of a calibration (every rank runs it: :func:`~.pingpong.pingpong_rank`), options checked.
 
