@@ -52,7 +52,7 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
     c = KINDS[kind](list(g.hosts))
     schedule = cs.plan(g, c, algorithm=algorithm)
     rounded = algorithm == "forest" and fabric == "ndv2"
-    if rounded:   # chunks not whole bytes (a share's denominator 3): as msccl.fit_chunks makes it fit (long to search)
+    if rounded:   # chunks not whole bytes (a share's denominator 3): shares on a grid of 1/32, fewer chunks
         with pytest.raises(ChunkGridError):
             msccl.to_xml(g, c, schedule)
         schedule = round_shares(dataclasses.replace(schedule, chunks={"allreduce": 4}.get(kind, 32)), 32)
