@@ -2,7 +2,7 @@
 how forest exports pack into thread blocks.
 
 Run: ``PYTHONPATH=python python benchmarks/bench_msccl.py``; prints the best of 5 runs of each phase, then for each
-forest export: thread blocks (most on one GPU, all GPUs), channels, the longest block, ``nop`` steps, the export time,
+forest export (the forest as ``msccl.fit_chunks`` makes it fit, and what it changed): thread blocks (most on one GPU, all GPUs), channels, the longest block, ``nop`` steps, the export time,
 and the makespan under Fluid of the Program without signals and of the file read back.
 """
 
@@ -42,6 +42,7 @@ def main() -> None:
 
 
 def exports() -> None:
+    from collsched.interop.msccl.fit import rounding
     from collsched.interop.msccl.threadblocks import drop_signals
 
     fluid = cs.models.Fluid()
@@ -53,7 +54,9 @@ def exports() -> None:
           "program w/o signals -> file")
     for name, g, kind, options in cases:
         c = kind(participants=g.hosts, size=2 ** 20)
-        program = cs.plan(g, c, algorithm="forest", **options).lower(g, c)
+        planned = cs.plan(g, c, algorithm="forest", **options)
+        fitted = msccl.fit_chunks(g, c, planned)   # chunks of whole bytes: ndv2(1)'s shares rounded, fewer chunks
+        program = fitted.lower(g, c)
         t, text = best(lambda: msccl.to_xml(g, c, program), repeat=1)
         algo = msccl.parse_text(text)
         imp = msccl.to_program(algo, g, size=c.size)
@@ -63,6 +66,8 @@ def exports() -> None:
         before = cs.simulate(g, drop_signals(program), c, model=fluid).makespan
         after = cs.simulate(g, imp.program, imp.collective, model=fluid).makespan
         label = f"{kind.__name__} {name} {options or ''}"
+        if fitted is not planned:
+            label += f" (fit_chunks: {fitted.chunks} chunks instead of {planned.chunks}{rounding(planned, fitted)})"
         print(f"{label:22s} | {max(tbs):11d} | {sum(tbs):9d} | {algo.nchannels:8d} | {longest:10d} | "
               f"{sum(st.type == 'nop' for st in steps):4d} | {t * 1e3:9.0f} | {before * 1e6:.3f} -> {after * 1e6:.3f}")
 

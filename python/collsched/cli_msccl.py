@@ -124,7 +124,9 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                                                                "executor and RCCL load a folder instead (MSCCL_ALGO_DIR)."),
                    fit_chunks: bool = typer.Option(False, "--fit-chunks", help="A forest schedule whose chunks exceed "
                                                    "the runtime's limits: export it in the most chunks that fit (of "
-                                                   "1, 2, 4, ..., 256), and print both times under Fluid.")):
+                                                   "1, 2, 4, ..., 256), its tree shares rounded to a grid of 1/32 .. "
+                                                   "1/1 where its chunk grid is what does not fit, and print what "
+                                                   "changed and both times under Fluid.")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
     from .collective_io import load_collective
     from .interop import msccl
@@ -141,9 +143,11 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
             from .simulation import models, simulate
 
             before, after = (simulate(p, x.lower(p, c), c, model=models.Fluid()).makespan for x in (s, fitted))
+            from .interop.msccl.fit import rounding
+
             console.print(f"the forest in {s.chunks} chunks exceeds the runtime's limits: exported in {fitted.chunks} "
-                          f"chunks (Fluid: {after * 1e6:.3f} us, against {before * 1e6:.3f} us in {s.chunks})",
-                          soft_wrap=True, markup=False)
+                          f"chunks{rounding(s, fitted)} (Fluid: {after * 1e6:.3f} us, against {before * 1e6:.3f} us "
+                          f"in {s.chunks})", soft_wrap=True, markup=False)
         s = fitted
     msccl.write(output, p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))

@@ -14,7 +14,7 @@ STEP = '<step s="{s}" type="{t}" srcbuf="o" srcoff="{o}" dstbuf="o" dstoff="{o}"
 
 def _algo(gpu0_tbs: str, gpu1_tbs: str, **attrs) -> str:
     head = dict(name="t", proto="Simple", nchannels="1", nchunksperloop="2", ngpus="2", coll="allgather",
-                inplace="1", outofplace="0", minBytes="1", maxBytes="1024")
+                inplace="1", outofplace="0", minBytes="2", maxBytes="1024")
     head.update(attrs)
     a = " ".join(f'{k}="{v}"' for k, v in head.items())
     return (f"<algo {a}>\n<gpu id=\"0\" i_chunks=\"0\" o_chunks=\"2\" s_chunks=\"0\">\n{gpu0_tbs}</gpu>\n"
@@ -23,6 +23,21 @@ def _algo(gpu0_tbs: str, gpu1_tbs: str, **attrs) -> str:
 
 def _messages(text):
     return [str(f) for f in msccl.lint(msccl.parse_text(text, source="t.xml"))]
+
+
+def test_chunks_not_whole_at_min_bytes():
+    """The runtime cuts a call into nchunksperloop chunks of whole elements, rounding down: a minBytes that is not a
+    multiple of nchunksperloop leaves elements unmoved at that size, whatever the type (one line, the window and the
+    chunk count). A window starting at 0 is not checked."""
+    head = 't.xml:1: error: at minBytes {lo}, 2 chunks per loop are chunks of {b} bytes, not a whole number of ' \
+           'elements of any type: the runtime rounds a chunk down to whole elements and never moves the rest (use a ' \
+           'chunk count that divides minBytes, or a minBytes that is a multiple of 2)'
+    assert _messages(EXAMPLE.replace('minBytes="1024"', 'minBytes="1"')) == [head.format(lo=1, b=0.5)]
+    assert _messages(EXAMPLE.replace('minBytes="1024"', 'minBytes="1025"')) == [head.format(lo=1025, b=512.5)]
+    assert _messages(EXAMPLE.replace('minBytes="1024"', 'minBytes="0"')) == []
+    with pytest.raises(ValidationError) as err:
+        msccl.check_text(EXAMPLE.replace('minBytes="1024"', 'minBytes="1"'), source="t.xml")
+    assert str(err.value) == head.format(lo=1, b=0.5).replace("error: ", "")
 
 
 def test_size_window_warnings():
@@ -101,7 +116,7 @@ def test_runtime_limits():
     assert _messages(far) == ["t.xml:3: error: gpu 0 tb 0: channel 32, the runtime has channels 0..31 (use a lower "
                               "channel)"]
     big = _algo(f'<tb id="0" send="-1" recv="-1" chan="0">\n{STEP.format(s=0, t="cpy", o=0, c=MAX_COUNT + 1)}\n</tb>\n',
-                "", nchunksperloop="200", ngpus="2")
+                "", nchunksperloop="200", ngpus="2", minBytes="200")
     big = big.replace('o_chunks="2"', 'o_chunks="200"')
     assert MAX_COUNT == 71   # the parsers refuse count >= MSCCL_MAX_COUNT = 72
     assert _messages(big) == [f"t.xml:4: error: gpu 0 tb 0 step 0: cnt {MAX_COUNT + 1} > {MAX_COUNT}, the most a "

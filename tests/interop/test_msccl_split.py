@@ -22,7 +22,7 @@ def _chunks(program, unit, scale):
 def test_round_forest_allreduce_exports_cut_messages():
     g = cs.topologies.dgx2(2)
     c = cs.AllReduce(participants=g.hosts, size=2 ** 20)
-    s = cs.plan(g, c, algorithm="forest", chunks=1)
+    s = msccl.fit_chunks(g, c, cs.plan(g, c, algorithm="forest", chunks=1))   # its shares on a grid of whole bytes
     assert s.messages == "round"
     program = drop_signals(s.lower(g, c)).renumbered()
     unit, scale, nchunks = chunk_grid(program, "allreduce", len(g.hosts))

@@ -22,9 +22,10 @@ Examples
 
 from .check import Checked, check, check_text, read
 from .export import call_bytes, fit_chunks, to_xml, write, write_registration
+from .fit import round_shares
 from .lint import Finding, lint
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "check_text", "write", "to_xml", "fit_chunks", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+__all__ = ["read", "check", "check_text", "write", "to_xml", "fit_chunks", "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

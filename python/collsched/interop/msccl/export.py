@@ -9,7 +9,12 @@ How a Program becomes MSCCL (:func:`to_xml`):
   reducescatter or allreduce, where ``d`` is the coarsest unit that cuts
   every piece where the Program does (its denominator over the gcd of the
   pieces' bounds); a piece is that many chunks
-  (:mod:`~collsched.interop.msccl.layout`);
+  (:mod:`~collsched.interop.msccl.layout`); more than
+  :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` per loop, or chunks
+  that are not whole bytes at ``minBytes``, raise
+  :class:`~collsched.interop.msccl.lint.ChunkGridError` (a forest's shares
+  are rounded onto a coarser grid by
+  :func:`fit_chunks`);
 * buffers: an allgather is written in place (each block is already where it
   ends); the others out of place (the input is never written; an
   alltoall's block to itself and a broadcast root's data are copied to the
@@ -22,9 +27,11 @@ How a Program becomes MSCCL (:func:`to_xml`):
   (:func:`~collsched.interop.msccl.threadblocks.drop_signals`);
 * thread blocks, channels and step dependencies:
   :func:`~collsched.interop.msccl.threadblocks.place`, within the runtime's
-  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock,
-  serialising messages on fewer channels where running them at once would
-  exceed the limits; what still exceeds them raises
+  limits (:mod:`~collsched.interop.msccl.lint`), with no deadlock; where
+  running the messages at once would exceed the limits, the messages the
+  Program sends together between two GPUs are merged first
+  (:func:`~collsched.interop.msccl.merge.merge_concurrent`), and only then
+  serialised on fewer channels; what still exceeds them raises
   :class:`~collsched.interop.msccl.lint.LimitError`, which for a forest
   schedule names the chunk count that fits (:func:`fit_chunks`);
 * operations: a send is an ``s`` step (after ``cpy`` steps if its chunks are
@@ -76,13 +83,15 @@ from ...errors import CollschedError, FormatError
 from ...schedules import ForestSchedule
 from ...schedules.program import RECV, SEND
 from ...schedules.validate import lower_any
+from .fit import GRIDS, round_shares
 from .layout import ROOTED, Layout
-from .lint import MAX_COUNT, MAX_STEPS, LimitError
+from .lint import MAX_COUNT, MAX_STEPS, ChunkGridError, LimitError, chunk_bytes_finding
+from .merge import merge_concurrent
 from .split import chunk_grid, split_messages
 from .threadblocks import drop_signals, place
 from .xml_read import MAX_CHUNKS
 
-__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks"]
+__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks", "search"]
 
 _KINDS = {"allgather": "allgather", "reducescatter": "reducescatter", "allreduce": "allreduce", "alltoall": "alltoall",
           "broadcast": "broadcast", "reduce": "reduce"}
@@ -180,8 +189,13 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     ------
     CollschedError
         Another collective kind, a Program that uses a host that is not a
-        participant, pieces so fine that a loop would need more than
-        :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS` chunks, a bad window.
+        participant, a bad window.
+    ChunkGridError
+        More than :data:`~collsched.interop.msccl.xml_read.MAX_CHUNKS`
+        chunks per loop, or chunks that are not whole bytes at ``min_bytes``
+        (:func:`~collsched.interop.msccl.lint.chunk_bytes_finding`); for a
+        forest, :func:`fit_chunks` rounds its
+        shares onto a grid that fits.
     LimitError
         A step of more than :data:`~collsched.interop.msccl.lint.MAX_COUNT`
         chunks, more thread blocks, channels or steps than the runtime runs,
@@ -201,38 +215,76 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
     """
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
-    try:
+    if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
         return _to_xml(platform, collective, schedule_or_program, **options)
+    fitted, text, err = search(platform, collective, schedule_or_program, options, grids=False)
+    if err is None:
+        return text
+    n = schedule_or_program.chunks
+    if fitted is None:
+        raise type(err)(f"{err.what}; the forest does not fit in fewer chunks either", fix=err.fix)
+    raise type(err)(f"{err.what}; the forest in {n} chunks does not fit, in {fitted.chunks} it does",
+                     fix=f"plan the forest with chunks={fitted.chunks}, or take msccl.fit_chunks() "
+                         "(collsched msccl export --fit-chunks)")
+
+
+def _exports(platform, collective, schedule, options: dict, serialise: bool = True):
+    """The file of ``schedule`` (:func:`to_xml` as it is), or the LimitError."""
+    try:
+        return _to_xml(platform, collective, schedule, **options, serialise=serialise)
     except LimitError as err:
-        if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
-            raise
-        fitted = _fitting(platform, collective, schedule_or_program, options)
-        n = schedule_or_program.chunks
-        if fitted is None:
-            raise LimitError(f"{err.what}; the forest does not fit in fewer chunks either") from None
-        raise LimitError(f"{err.what}; the forest in {n} chunks does not fit, in {fitted.chunks} it does",
-                         fix=f"plan the forest with chunks={fitted.chunks}, or take msccl.fit_chunks() "
-                             "(collsched msccl export --fit-chunks)") from None
+        return err
 
 
-def _fitting(platform, collective, schedule, options: dict):
-    """``schedule`` in the most chunks of :data:`CHUNK_CHOICES` below its own whose export fits, or None."""
-    for k in sorted((k for k in CHUNK_CHOICES if k < schedule.chunks), reverse=True):
-        fewer = dataclasses.replace(schedule, chunks=k)
-        try:
-            _to_xml(platform, collective, fewer, **options)
-            return fewer
-        except LimitError:
-            continue
-    return None
+def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
+    """``(variant, text, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and its file,
+    or None and None; ``error`` the LimitError of ``schedule`` itself (None when it fits).
+
+    ``grids`` False: fewer chunks only, shares as they are (what
+    :func:`to_xml` names in its error).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.star(2)
+    >>> c = cs.ReduceScatter(participants=g.hosts, size=2**20)
+    >>> s = cs.plan(g, c, algorithm="forest", chunks=4)
+    >>> fitted, text, error = search(g, c, s, {}, grids=False)
+    >>> fitted is s, error
+    (True, None)
+    """
+    first = _exports(platform, collective, schedule, options)
+    if isinstance(first, str):
+        return schedule, first, None
+    counts = [schedule.chunks] + sorted((k for k in CHUNK_CHOICES if k < schedule.chunks), reverse=True)
+    for serialise in ((False, True) if grids else (True,)):
+        for n in counts:
+            fewer = schedule if n == schedule.chunks else dataclasses.replace(schedule, chunks=n)
+            result = first if fewer is schedule and serialise else _exports(platform, collective, fewer, options,
+                                                                              serialise)
+            if isinstance(result, str):
+                return fewer, result, first
+            if not grids or not isinstance(result, ChunkGridError):
+                continue
+            for k in GRIDS:
+                rounded = round_shares(fewer, k)
+                result = _exports(platform, collective, rounded, options, serialise)
+                if isinstance(result, str):
+                    return rounded, result, first
+                if not isinstance(result, ChunkGridError):
+                    break
+    return None, None, first
 
 
 def fit_chunks(platform, collective, schedule, **options):
-    """A forest schedule in the most chunks (its own, or fewer) whose MSCCL export stays within the runtime's limits.
+    """A forest schedule whose MSCCL export stays within the runtime's limits: itself, in fewer chunks, or coarser.
 
-    The chunk counts tried are the schedule's own, then those of
-    :data:`~collsched.algorithms.gpu.plan.CHUNK_CHOICES` below it, largest
-    first. Fewer chunks change the schedule's time (``docs/msccl.md`` gives
+    The variants tried (:mod:`~collsched.interop.msccl.fit`): the schedule's own chunk count,
+    then those of :data:`~collsched.algorithms.gpu.plan.CHUNK_CHOICES` below
+    it, largest first; for each, when its chunk grid is what does not fit,
+    its shares rounded (:func:`~collsched.interop.msccl.fit.round_shares`) to the grids of
+    :data:`~collsched.interop.msccl.fit.GRIDS`. Fewer chunks and
+    rounded shares change the schedule's time (``docs/msccl.md`` gives
     measured figures): simulate the one returned.
 
     Parameters
@@ -251,8 +303,8 @@ def fit_chunks(platform, collective, schedule, **options):
     Raises
     ------
     CollschedError
-        Not a forest schedule; no chunk count fits (the reason of the
-        schedule's own count), or :func:`to_xml`'s other errors.
+        Not a forest schedule; no variant fits (the reason of the
+        schedule's own), or :func:`to_xml`'s other errors.
 
     Examples
     --------
@@ -266,20 +318,17 @@ def fit_chunks(platform, collective, schedule, **options):
     if not isinstance(schedule, ForestSchedule):
         raise CollschedError(f"fit_chunks re-lowers forest schedules, not {type(schedule).__name__}",
                              fix="export the schedule with to_xml")
-    try:
-        _to_xml(platform, collective, schedule, **options)
-        return schedule
-    except LimitError as err:
-        fitted = _fitting(platform, collective, schedule, options)
-        if fitted is None:
-            raise LimitError(err.what + ("; the forest does not fit in fewer chunks either" if schedule.chunks > 1
-                                         else ""), fix=err.fix) from None
+    fitted, _, err = search(platform, collective, schedule, options, grids=True)
+    if fitted is not None:
         return fitted
+    raise LimitError(f"{err.what}; the forest does not fit in fewer chunks or with its shares on a grid of 1/"
+                     f"{GRIDS[0]} .. 1/1 either", fix=err.fix)
 
 
 def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
-            min_bytes: int | None = None, max_bytes: int | None = None) -> str:
-    """:func:`to_xml` of one schedule or Program, as it is."""
+            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
+    """:func:`to_xml` of one schedule or Program, as it is; ``serialise`` False: LimitError where the messages would
+    have to be serialised (:func:`_packed`)."""
     kind = collective.kind
     if kind not in _KINDS:
         raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
@@ -305,10 +354,15 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
     # the coarsest chunks that still cut every piece where the program cuts it; messages cut to one step each
     unit, scale, nchunks = chunk_grid(program, kind, n)
     if nchunks > MAX_CHUNKS:
-        raise LimitError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
+        raise ChunkGridError(f"the program cuts values into 1/{program.denominator // unit} pieces: MSCCL would need "
                          f"{nchunks} chunks per loop, collsched writes at most {MAX_CHUNKS}",
-                         fix="export a schedule with coarser pieces")
-    program = split_messages(program, unit=unit, scale=scale)
+                         fix="export a schedule with coarser pieces (msccl.fit_chunks() rounds a forest's)")
+    lo, hi = _window(collective, min_bytes, max_bytes)
+    grid = chunk_bytes_finding(lo, nchunks)
+    if grid is not None:
+        raise ChunkGridError(grid, fix="export a schedule with coarser pieces (msccl.fit_chunks() "
+                                                         "rounds a forest's), or give another min_bytes")
+    program, placed = _packed(program, platform, collective, rank_of, unit, scale, serialise)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts], root=root)
@@ -323,7 +377,6 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
             out.extend((v, k) for k in range(int(r[4]) // unit * scale, int(r[5]) // unit * scale))
         return out
 
-    placed = place(program, platform, collective, rank_of)
     sent: dict[int, list] = {}   # send op -> its tokens
     for i in placed.order:
         if program.op_kind[i] == SEND:
@@ -393,13 +446,36 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
             raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} on channel {conn[2]} in another "
                                  "order than they are sent; MSCCL pairs them in order", fix="order the receives as the sends")
     _check_limits(gpus)
+    return _render(gpus, lay, kind, name, proto, lo, hi)
+
+
+def _window(collective, min_bytes: int | None, max_bytes: int | None) -> tuple[int, int]:
+    """``(minBytes, maxBytes)`` of the file (see the module docstring), checked."""
     window = call_bytes(collective)
     lo = int(window) if min_bytes is None else int(min_bytes)
     hi = int(window) + 1 if max_bytes is None else int(max_bytes)
     if not 0 <= lo <= hi or hi == 0:
         raise CollschedError(f"size window minBytes={lo} maxBytes={hi}",
                              fix="give 0 <= min_bytes <= max_bytes, max_bytes > 0")
-    return _render(gpus, lay, kind, name, proto, lo, hi)
+    return lo, hi
+
+
+def _packed(program, platform, collective, rank_of: dict, unit: int, scale: int, serialise: bool = True):
+    """``(program, placement)``: the Program the file runs and its thread blocks, the first of these that fits:
+    the messages cut to :data:`MAX_COUNT` chunks, packed as they run; the messages sent together merged first
+    (:func:`~collsched.interop.msccl.merge.merge_concurrent`), packed as they run, then (``serialise``) serialised."""
+    cut = split_messages(program, unit=unit, scale=scale)
+    try:
+        return cut, place(cut, platform, collective, rank_of, serial=False)
+    except LimitError:
+        merged = merge_concurrent(program, unit=unit, scale=scale)
+        if merged is not program:
+            cut = split_messages(merged, unit=unit, scale=scale)
+        if not serialise:
+            return cut, place(cut, platform, collective, rank_of, serial=False)
+        if merged is program:
+            return cut, place(cut, platform, collective, rank_of, serial=True)
+        return cut, place(cut, platform, collective, rank_of)
 
 
 def _check_limits(gpus) -> None:

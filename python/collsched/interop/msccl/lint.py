@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from ...errors import CollschedError
 from .xml_read import Algo
 
-__all__ = ["Finding", "lint", "LimitError", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
+__all__ = ["Finding", "lint", "LimitError", "ChunkGridError", "chunk_bytes_finding", "MAX_STEPS", "MAX_STEPS_RCCL", "MAX_TBS_PER_CHANNEL", "MAX_TBS", "MAX_CHANNELS",
            "MAX_COUNT"]
 
 MAX_STEPS = 256
@@ -92,6 +92,44 @@ class LimitError(CollschedError):
     >>> isinstance(LimitError("gpu 0 would need 217 thread blocks"), CollschedError)
     True
     """
+
+
+class ChunkGridError(LimitError):
+    """An export whose chunks the runtime cannot cut: more chunks per loop than collsched writes, or a chunk at the
+    window's ``minBytes`` that is not a whole number of bytes (:func:`chunk_bytes_finding`).
+
+    Examples
+    --------
+    >>> isinstance(ChunkGridError("960 chunks per loop"), LimitError)
+    True
+    """
+
+
+def chunk_bytes_finding(min_bytes: int | None, nchunks: int) -> str | None:
+    """What is wrong with chunks of ``min_bytes / nchunks`` bytes, or None when they are whole.
+
+    The runtime cuts a call of ``count`` elements into chunks of
+    ``count · sizeMultiplier / nchunksperloop`` elements, rounded down
+    (microsoft/msccl's interpreter, ``sizePerMscclChunk``;
+    msccl-executor-nccl ``src/misc/msccl/msccl_setup.cc``,
+    ``work.sizePerMscclChunk``), so the elements beyond ``nchunksperloop``
+    whole chunks are never moved. A call of ``minBytes`` of a type of ``e``
+    bytes is whole only if ``minBytes`` is a multiple of ``e ·
+    nchunksperloop``; when it is not even a multiple of ``nchunksperloop``,
+    no element type works. ``min_bytes`` 0 or None (no window) is not checked.
+
+    Examples
+    --------
+    >>> chunk_bytes_finding(131072, 960)
+    'at minBytes 131072, 960 chunks per loop are chunks of 136.5 bytes, not a whole number of elements of any type: the runtime rounds a chunk down to whole elements and never moves the rest'
+    >>> chunk_bytes_finding(131072, 1024) is None
+    True
+    """
+    if not min_bytes or min_bytes % nchunks == 0:
+        return None
+    return (f"at minBytes {min_bytes}, {nchunks} chunks per loop are chunks of {min_bytes / nchunks:.4g} bytes, not a "
+            f"whole number of elements of any type: the runtime rounds a chunk down to whole elements and never "
+            f"moves the rest")
 
 
 @dataclass(frozen=True)
@@ -162,6 +200,10 @@ def lint(algo: Algo) -> list[Finding]:
         elif lo == hi:
             add("warning", algo.line, f"minBytes = maxBytes = {lo}: microsoft/msccl uses the algorithm for no size "
                                       f"(it needs nBytes < maxBytes; write maxBytes=\"{hi + 1}\")")
+    grid = chunk_bytes_finding(lo, algo.nchunksperloop) if algo.nchunksperloop else None
+    if grid is not None:
+        add("error", algo.line, f"{grid} (use a chunk count that divides minBytes, or a minBytes that is a multiple "
+                                f"of {algo.nchunksperloop})")
     if algo.attrs.get("coll") == "reduce_scatter":
         add("warning", algo.line, "coll is reduce_scatter: the MSCCL executor and RCCL know it as reducescatter "
                                   "(only microsoft/msccl reads reduce_scatter)")

@@ -188,7 +188,7 @@ def drop_signals(program):
     return program_of_columns(program.ranks, program.denominator, program.name, *cols, program.operand_sets)
 
 
-def place(program, platform, collective, rank_of: dict) -> Placement:
+def place(program, platform, collective, rank_of: dict, *, serial: bool | None = None) -> Placement:
     """Pack a Program's operations into thread blocks (see the module docstring).
 
     Parameters
@@ -201,6 +201,9 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
         For the simulation that orders the operations.
     rank_of : dict
         Program rank index → GPU number.
+    serial : bool, optional
+        False: only the packing of steps 3 and 4; True: only step 6; None
+        (default): step 6 when steps 3 and 4 do not fit.
 
     Returns
     -------
@@ -209,7 +212,7 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     Raises
     ------
     LimitError
-        Even serialised (step 6), a GPU would need more than
+        Even serialised (step 6; not serialised, with ``serial=False``), a GPU would need more than
         :data:`~collsched.interop.msccl.lint.MAX_TBS` thread blocks, or two
         GPUs more channels than their share.
 
@@ -226,6 +229,8 @@ def place(program, platform, collective, rank_of: dict) -> Placement:
     ([(-1, 7, 0), (1, -1, 0)], 0)
     """
     trace = _trace(program, platform, collective)
+    if serial is not None:
+        return _place(program, trace, rank_of, serial=serial)
     try:
         return _place(program, trace, rank_of, serial=False)
     except LimitError:   # step 6: the messages serialised on fewer channels
