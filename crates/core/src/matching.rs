@@ -71,6 +71,7 @@ struct Assignment {
     touched: Vec<usize>,
     heap: std::collections::BinaryHeap<Entry>,
     cold: bool,
+    calls: u64,
 }
 
 impl Assignment {
@@ -84,7 +85,16 @@ impl Assignment {
             touched: Vec::new(),
             heap: std::collections::BinaryHeap::new(),
             cold: true,
+            calls: 0,
         }
+    }
+
+    /// A place of its own for row `i` in this call: a hash of the row and the call (splitmix64).
+    fn spread(&self, i: usize) -> usize {
+        let mut z = (i as u64) ^ self.calls.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as usize
     }
 
     /// The column of each row in a maximum-weight perfect assignment of `rows` (one must
@@ -123,7 +133,7 @@ impl Assignment {
                 // the first scan starts at a place of its own in the row (rows alike would
                 // otherwise all walk past the columns the rows before them took)
                 let list = &rows[i];
-                let start = if i == cur && !list.is_empty() { cur % list.len() } else { 0 };
+                let start = if i == cur && !list.is_empty() { self.spread(cur) % list.len() } else { 0 };
                 for &(j, w) in list[start..].iter().chain(&list[..start]).chain(extra.get(i)) {
                     if self.ready[j] {
                         continue;
@@ -177,6 +187,7 @@ impl Assignment {
             }
         }
         self.cold = false;
+        self.calls += 1;
         col4row
     }
 }
