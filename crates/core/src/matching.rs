@@ -41,24 +41,6 @@ pub enum Error {
 
 const NONE: usize = usize::MAX;
 
-/// A heap entry of Dijkstra's search: a column and its tentative distance (least first).
-#[derive(Clone, Copy, PartialEq)]
-struct Entry(f64, usize);
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
 /// A sparse maximum-weight perfect assignment of an `n x n` graph given by per-row edge
 /// lists `(column, weight)`, solved by shortest augmenting paths on the costs `-weight`,
 /// with the duals kept between calls (valid while calls only remove edges).
@@ -69,7 +51,7 @@ struct Assignment {
     path: Vec<usize>,
     ready: Vec<bool>,
     touched: Vec<usize>,
-    heap: std::collections::BinaryHeap<Entry>,
+    open: Vec<usize>,
     cold: bool,
     calls: u64,
 }
@@ -83,7 +65,7 @@ impl Assignment {
             path: vec![NONE; n],
             ready: vec![false; n],
             touched: Vec::new(),
-            heap: std::collections::BinaryHeap::new(),
+            open: Vec::new(),
             cold: true,
             calls: 0,
         }
@@ -102,8 +84,8 @@ impl Assignment {
     ///
     /// Step 1: rows are added one at a time; step 2: Dijkstra from the new row over reduced
     /// costs `-w[i][j] - u[i] - v[j] >= 0` finds the cheapest path to a free column (it stops
-    /// as soon as it reaches a free column no farther than the column last settled: nothing
-    /// left in the heap is nearer); step 3: the duals of the settled rows and columns move by
+    /// as soon as it reaches a free column no farther than the column last settled: no
+    /// column reached is nearer); step 3: the duals of the settled rows and columns move by
     /// their distances; step 4: the path is flipped.
     fn solve(&mut self, rows: &[Vec<(usize, f64)>], extra: &[(usize, f64)]) -> Vec<usize> {
         let n = rows.len();
@@ -118,13 +100,14 @@ impl Assignment {
                 self.ready[j] = false;
             }
             self.touched.clear();
-            self.heap.clear();
+            self.open.clear();
             seen_rows.clear();
             seen_cols.clear();
             if self.cold {
                 // the first call: the row's dual as high as feasibility allows, so that every
                 // reduced cost is >= 0 from the start (later calls inherit feasible duals)
-                self.u[cur] = rows[cur].iter().chain(extra.get(cur)).map(|&(j, w)| -w - self.v[j]).fold(f64::INFINITY, f64::min);
+                self.u[cur] =
+                    rows[cur].iter().chain(extra.get(cur)).map(|&(j, w)| -w - self.v[j]).fold(f64::INFINITY, f64::min);
             }
             let (mut i, mut d) = (cur, 0.0);
             let (sink, min_val) = 'search: loop {
@@ -142,21 +125,26 @@ impl Assignment {
                     if r < self.dist[j] {
                         if self.dist[j] == f64::INFINITY {
                             self.touched.push(j);
+                            self.open.push(j);
                         }
                         self.dist[j] = r;
                         self.path[j] = i;
                         if row4col[j] == NONE && r <= d {
                             break 'search (j, d); // r == d but for rounding
                         }
-                        self.heap.push(Entry(r, j));
                     }
                 }
-                let j = loop {
-                    let Entry(dj, j) = self.heap.pop().expect("a perfect assignment exists");
-                    if !self.ready[j] && dj == self.dist[j] {
-                        break j;
+                // the nearest column reached and not settled (ties go to a free column, as in
+                // scipy): a scan of those reached, at most the columns
+                let (mut lowest, mut at) = (f64::INFINITY, NONE);
+                for (it, &j) in self.open.iter().enumerate() {
+                    let dj = self.dist[j];
+                    if dj < lowest || (dj == lowest && row4col[j] == NONE) {
+                        lowest = dj;
+                        at = it;
                     }
-                };
+                }
+                let j = self.open.swap_remove(at);
                 self.ready[j] = true;
                 seen_cols.push(j);
                 d = self.dist[j];
@@ -344,6 +332,31 @@ mod tests {
         assert!(rounds.iter().all(|r| r.len() == n));
     }
 
+    #[test]
+    fn regular_rounds_are_best_perfect_matchings_of_what_is_left() {
+        // an all-to-all stays regular round after round: the senders-only path
+        let mut state = 99u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) % 1000) as f64 / 10.0
+        };
+        for n in 2..7 {
+            let cost: Vec<f64> = (0..n * n).map(|_| next()).collect();
+            let mask: Vec<bool> = (0..n * n).map(|k| k / n != k % n).collect();
+            let rounds = matching_rounds(n, n, &cost, &mask).unwrap();
+            let mut w: Vec<f64> = (0..n * n).map(|k| if mask[k] { cost[k] } else { f64::NEG_INFINITY }).collect();
+            assert_eq!(rounds.len(), n - 1);
+            for round in &rounds {
+                assert_eq!(round.len(), n);
+                let got: f64 = round.iter().map(|&(i, j)| w[i * n + j]).sum();
+                assert!((got - brute(n, &w)).abs() < 1e-9, "n={n}: {got} vs {}", brute(n, &w));
+                for &(i, j) in round {
+                    w[i * n + j] = f64::NEG_INFINITY;
+                }
+            }
+        }
+    }
+
     /// The size of a largest matching of the `s x r` bipartite graph `edge` (Kuhn's augmenting paths).
     fn largest(s: usize, r: usize, edge: &[bool]) -> usize {
         fn augment(i: usize, r: usize, edge: &[bool], seen: &mut [bool], owner: &mut [usize]) -> bool {
@@ -383,8 +396,8 @@ mod tests {
         // rounds stopped sending
         let t = 12.000000000000002;
         let cost = [
-            16.0, 16.0, 16.0, 16.0, 16.0, 16.0, 0.0, 21.0, 21.0, 21.0, 0.0, 21.0, t, t, t, t, t, t, 21.0, 21.0,
-            0.0, 21.0, 21.0, 21.0, t, t, t,
+            16.0, 16.0, 16.0, 16.0, 16.0, 16.0, 0.0, 21.0, 21.0, 21.0, 0.0, 21.0, t, t, t, t, t, t, 21.0, 21.0, 0.0,
+            21.0, 21.0, 21.0, t, t, t,
         ];
         let mask: Vec<bool> = cost.iter().map(|&c| c > 0.0).collect();
         check_rounds(9, 3, &cost, &mask);
