@@ -191,8 +191,11 @@ class FlowSolution:
 
 
 def _check_reachable(net: Network, pairs) -> None:
+    reach: dict = {}  # the nodes each source reaches, found once per source
     for a, b in pairs:
-        if a not in net.graph or b not in net.graph or not nx.has_path(net.graph, a, b):
+        if a in net.graph and a not in reach:
+            reach[a] = nx.descendants(net.graph, a) | {a}
+        if a not in net.graph or b not in reach[a]:
             raise SteadyStateError(f"host {b!r} is unreachable from {a!r} in the platform's graph view",
                                    fix="connect it or drop it from the collective")
 
