@@ -74,7 +74,9 @@ def matching_case(n: int, scipy: bool) -> None:
         start = time.perf_counter()
         ref = matching_rounds_reference(cost, mask)
         line += f", scipy reference {time.perf_counter() - start:.1f} s ({len(ref)} rounds)"
-    print(line, flush=True)
+        weights = [[(len(r), sum(cost[i, j] for i, j in r)) for r in rounds] for rounds in (ours, ref)]
+        line += f", rounds' sizes and weights equal: {weights[0] == weights[1]}"
+    print(line + f", load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def lowering_case(n: int) -> None:

@@ -50,11 +50,14 @@ def matching_rounds(cost: np.ndarray, mask: np.ndarray) -> list[list[tuple[int, 
     cardinality (a maximum-weight perfect matching when the remaining graph
     is regular, as in an all-to-all); step 3: remove its edges. Solved in the
     Rust core (``collsched._core.matching_rounds``) by shortest augmenting
-    paths whose dual potentials carry over from round to round (a round only
-    lowers weights, so they stay feasible): P rounds of P augmentations,
-    most of one step. The same rounds as solving each round afresh
-    (:func:`matching_rounds_reference`) where each round's best matching is
-    unique, rounds of the same weight otherwise.
+    paths over per-row lists of the messages left, on a square graph that
+    embeds the exchange (senders and receiver copies against receivers and
+    sender stand-ins; the senders alone while what is left is regular),
+    whose dual potentials carry over from round to round (a round only
+    removes edges, so they stay feasible): most rows find a free column
+    over a tight edge in their first scan. The same rounds as solving each
+    round afresh (:func:`matching_rounds_reference`) where each round's best
+    matching is unique, rounds of the same weight otherwise.
 
     Examples
     --------

@@ -27,7 +27,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import networkx as nx
@@ -191,8 +191,11 @@ class FlowSolution:
 
 
 def _check_reachable(net: Network, pairs) -> None:
+    reach: dict = {}  # the nodes each source reaches, found once per source
     for a, b in pairs:
-        if a not in net.graph or b not in net.graph or not nx.has_path(net.graph, a, b):
+        if a in net.graph and a not in reach:
+            reach[a] = nx.descendants(net.graph, a) | {a}
+        if a not in net.graph or b not in reach[a]:
             raise SteadyStateError(f"host {b!r} is unreachable from {a!r} in the platform's graph view",
                                    fix="connect it or drop it from the collective")
 
@@ -333,7 +336,11 @@ def solve_flows(platform, commodities, *, ports: str = "one", time_limit: float 
     Returns
     -------
     FlowSolution
-        Exact and certified when ``solution.status`` is OPTIMAL.
+        Exact and certified when ``solution.status`` is OPTIMAL. The LP
+        solved (``size``, ``solution``) is the one with a commodity per
+        source (:func:`_build_by_source`), whose optimum equals
+        :func:`flows_lp`'s; ``send`` is its split per message type.
+        ``solution.unique`` also requires the split to be forced.
 
     Raises
     ------
@@ -358,14 +365,125 @@ def solve_flows(platform, commodities, *, ports: str = "one", time_limit: float 
     >>> solve_flows(p, a2a).throughput, solve_flows(p, a2a, ports="multi").throughput
     (Fraction(1, 6), Fraction(1, 2))
     """
-    lp, tp, col, busy, net = _build(platform, commodities, check_ports(ports))
+    lp, tp, col, busy, net, demand = _build_by_source(platform, commodities, check_ports(ports))
     sol = solve_canonical(lp, {j: sec for cols in busy.values() for j, sec in cols.items()}, time_limit=time_limit)
     if sol.status is not Status.OPTIMAL:
         return FlowSolution(Fraction(0), {}, {}, list(commodities), sol, lp.size, net)
     if sol.objective == 0:
         raise SteadyStateError("the steady-state throughput is zero", fix="check link bandwidths")
-    send = {key: sol.x[j] for key, j in col.items() if sol.x[j]}
+    send, forced = _split_by_destination(commodities, {key: sol.x[j] for key, j in col.items() if sol.x[j]},
+                                         demand, sol.objective)
     occ: dict = {}
     for (u, v, k), val in send.items():
         occ[(u, v)] = occ.get((u, v), 0) + val * commodities[k][2] * net.cost[(u, v)]
+    sol = replace(sol, unique=sol.unique and forced)
     return FlowSolution(sol.objective, send, occ, list(commodities), sol, lp.size, net)
+
+
+def _build_by_source(platform, commodities, ports: str = "one"):
+    """SSPA2A with the commodities of one source merged: (lp, TP, flow columns, busy, network, demands).
+
+    Columns ``("flow", u, v, a)``: what leaves source ``a`` on edge
+    ``(u, v)`` per time unit, counted in the source's largest message (so
+    that the coefficients keep the scale of :func:`flows_lp`'s, which HiGHS
+    needs); at every other node ``n``, net inflow equals ``TP`` times the
+    messages ``a -> n`` in that unit (``demand[a][n]``). Any
+    solution of :func:`flows_lp` sums to one of this LP with the same ``TP``
+    and the same busy time, and any solution of this LP splits into one of
+    :func:`flows_lp` (:func:`_split_by_destination`) with no more busy time:
+    the two optima are equal (``tests/steady_state/test_steady_state_by_source.py``
+    checks it exactly), with N times fewer columns for an all-to-all of N.
+    """
+    net = network(platform)
+    for a, b, s in commodities:
+        if not s > 0:
+            raise SteadyStateError(f"message {a}->{b} has size {s}", fix="give positive sizes")
+    _check_reachable(net, [(a, b) for a, b, _ in commodities])
+    unit: dict = {}
+    for a, _, size in commodities:
+        unit[a] = max(unit.get(a, size), size)
+    demand: dict = {}
+    for a, b, size in commodities:
+        demand.setdefault(a, {})
+        demand[a][b] = demand[a].get(b, 0) + size / unit[a]
+    lp = LinearProgram()
+    tp = lp.column("TP")
+    lp.objective[tp] = Fraction(1)
+    col: dict = {}
+    busy: dict = {}
+    for a in demand:
+        for e in net.edges:
+            if e[1] != a:  # edges into the source only carry cycles
+                j = col[(e[0], e[1], a)] = lp.column(("flow", e[0], e[1], a))
+                busy.setdefault(e, {})[j] = unit[a] * net.cost[e]
+    for a, sinks in demand.items():
+        for n in net.nodes:
+            if n == a:
+                continue
+            coefs: dict = {}
+            for e in net.in_edges[n]:
+                coefs[col[(e[0], e[1], a)]] = 1
+            for e in net.out_edges[n]:
+                j = col.get((e[0], e[1], a))
+                if j is not None:
+                    coefs[j] = -1
+            if n in sinks:
+                coefs[tp] = -sinks[n]
+            if coefs:
+                lp.row(coefs, 0)
+    port_rows(lp, net, busy, ports)
+    return lp, tp, col, busy, net, demand
+
+
+def _split_by_destination(commodities, flow: dict, demand: dict, tp: Fraction) -> tuple[dict, bool]:
+    """Per-message sends ``{(u, v, k): messages per time unit}`` from the per-source flows of :func:`_build_by_source`.
+
+    Step 1: per source, paths to each destination along the flow's edges
+    (breadth first), each carrying the least of its bottleneck and what the
+    destination still lacks, until every message type gets ``TP`` messages
+    per time unit (a path always exists while one lacks: conservation).
+    Step 2: bytes become messages of the type's size. Also returns whether
+    the split was forced: every node receives a source's flow on one edge at
+    most (a tree), so every optimum of :func:`flows_lp` is this split of a
+    unique optimum of the merged LP.
+    """
+    rest: dict = {}
+    for (u, v, a), x in flow.items():
+        rest.setdefault(a, {}).setdefault(u, {})[v] = x
+    into: dict = {}
+    for (u, v, a) in flow:
+        into[(a, v)] = into.get((a, v), 0) + 1
+    forced = all(c == 1 for c in into.values())
+    lacking = {(a, b): tp * size for a, sinks in demand.items() for b, size in sinks.items()}
+    kinds: dict = {}
+    for k, (a, b, _) in enumerate(commodities):
+        kinds.setdefault((a, b), []).append(k)
+    send: dict = {}
+    for (a, b), need in lacking.items():
+        out = rest.get(a, {})
+        while need > 0:
+            parent = {a: None}  # step 1: a path a -> b along edges with flow left, breadth first
+            frontier = [a]
+            while b not in parent:
+                if not frontier:  # pragma: no cover - conservation rules it out
+                    raise SteadyStateError(f"the flow from {a!r} does not reach {b!r}", fix="report this bug")
+                nxt = []
+                for u in frontier:
+                    for v, x in out.get(u, {}).items():
+                        if x > 0 and v not in parent:
+                            parent[v] = u
+                            nxt.append(v)
+                frontier = nxt
+            hops = []
+            v = b
+            while parent[v] is not None:
+                hops.append((parent[v], v))
+                v = parent[v]
+            r = min([need] + [out[u][v] for u, v in hops])
+            need -= r
+            for u, v in hops:
+                out[u][v] -= r
+            for k in kinds[(a, b)]:  # step 2: as many messages of each of the pair's types
+                for u, v in hops:
+                    send[(u, v, k)] = send.get((u, v, k), 0) + r / demand[a][b]
+    return send, forced

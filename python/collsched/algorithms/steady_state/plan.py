@@ -69,16 +69,20 @@ def _owned_counts(rates: list[Fraction], owner: list[int], owners: int, T: Fract
     already gets ``q`` when its rates sum to ``tp``.
     """
     counts, q, period, exact = _integer_counts(rates, T, tp, max_ops)
-    q = min(sum(c for c, o in zip(counts, owner) if o == k) for k in range(owners))
+    mine: list = [[] for _ in range(owners)]  # each owner's routes or trees, in order
+    for i, o in enumerate(owner):
+        mine[o].append(i)
+    q = min(sum(counts[i] for i in own) for own in mine)
     if q < 1:
         raise SteadyStateError(f"no operation fits a fixed period of {float(period):.3g} s", fix="raise max_ops")
-    for k in range(owners):  # trim every owner down to q operations
-        extra = sum(c for c, o in zip(counts, owner) if o == k) - q
-        for i in reversed(range(len(counts))):
-            if owner[i] == k and extra:
-                cut = min(extra, counts[i])
-                counts[i] -= cut
-                extra -= cut
+    for own in mine:  # trim every owner down to q operations
+        extra = sum(counts[i] for i in own) - q
+        for i in reversed(own):
+            if not extra:
+                break
+            cut = min(extra, counts[i])
+            counts[i] -= cut
+            extra -= cut
     return counts, q, period, exact
 
 
