@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("collectives", ("collsched.collectives", "collsched.collective_io", "collsched.schedules.values")),
     ("schedules", ("collsched.schedules",)),
     ("algorithms/simulation", ("collsched.algorithms", "collsched.simulation")),
-    ("planner", ("collsched.bounds", "collsched.compare", "collsched.planner")),
+    ("planner", ("collsched.bounds", "collsched.compare", "collsched.planner", "collsched.sync_modes")),
     ("report/runtime/studies", ("collsched.report", "collsched.runtime", "collsched.studies", "collsched.demo",
                                 "collsched.interop", "collsched.mpi")),
     ("CLI", ("collsched.cli", "collsched.cli_common", "collsched.cli_collective", "collsched.cli_platform",
