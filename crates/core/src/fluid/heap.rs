@@ -74,6 +74,39 @@ impl Indexed {
         Some(unpack(top))
     }
 
+    /// Number of entries.
+    pub(super) fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    /// Every entry `(key, slot)`, in no particular order.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
+        self.v.iter().map(|&e| unpack(e))
+    }
+
+    /// Keep the entries `(key, slot)` for which `keep` holds, drop the others; O(entries), the heap
+    /// rebuilt bottom-up (what comes out next is the same as after removing them one at a time).
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(u64, usize) -> bool) {
+        let mut n = 0;
+        for i in 0..self.v.len() {
+            let e = self.v[i];
+            let (k, s) = unpack(e);
+            if keep(k, s) {
+                self.v[n] = e;
+                self.pos[s] = n as u32;
+                n += 1;
+            } else {
+                self.pos[s] = NOWHERE;
+            }
+        }
+        self.v.truncate(n);
+        for i in (0..n / ARITY + 1).rev() {
+            if i < n {
+                self.down(i, self.v[i]);
+            }
+        }
+    }
+
     /// Remove every entry.
     pub(super) fn clear(&mut self) {
         for &e in &self.v {
@@ -208,5 +241,28 @@ mod tests {
         }
         h.clear();
         assert_eq!(h.pop(), None);
+    }
+
+    #[test]
+    fn retain_keeps_the_heap_order() {
+        let mut h = Indexed::default();
+        let mut x: u64 = 7;
+        let mut want = Vec::new();
+        for s in 0..500 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let k = (x >> 40) % 50;
+            h.set(s, k);
+            if s % 3 != 0 {
+                want.push((k, s));
+            }
+        }
+        h.retain(|_, s| s % 3 != 0);
+        assert_eq!(h.len(), want.len());
+        assert_eq!(h.entries().filter(|&(_, s)| s % 3 == 0).count(), 0);
+        want.sort();
+        let got: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
+        assert_eq!(got, want);
+        h.set(3, 0);
+        assert_eq!(h.pop(), Some((0, 3)), "a dropped slot can come back");
     }
 }

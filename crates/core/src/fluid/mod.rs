@@ -186,6 +186,10 @@ pub struct MaxMin {
     pend_freed: Vec<u32>,
     /// completion time of each flow that will complete, by id
     completions: Indexed,
+    /// the flows done at `now` taken off `completions` in one go, in its order (`(key, id)`, from `done_at` on);
+    /// all come before what is left in `completions`
+    done: Vec<(u64, usize)>,
+    done_at: usize,
 
     epoch: u32,
     lam: f64,
@@ -226,6 +230,8 @@ impl MaxMin {
             pend_add: Vec::new(),
             pend_freed: Vec::new(),
             completions: Indexed::default(),
+            done: Vec::new(),
+            done_at: 0,
             epoch: 0,
             lam: 0.0,
             events: Indexed::default(),
@@ -298,13 +304,17 @@ impl MaxMin {
     /// (none left, or all at rate 0). A flow with (almost) nothing left completes at the last `now`; among
     /// several, they come in order of their former completion time, then id.
     pub fn next_completion(&mut self) -> Option<(f64, usize)> {
+        if let Some(&(_, id)) = self.done.get(self.done_at) {
+            return Some((self.now, id));
+        }
         loop {
             match self.completions.peek() {
                 Some((t, id)) => {
                     let s = self.slot_of[id] as usize;
                     // done whatever the new rates: no need to recompute them
                     if self.done_now(s) {
-                        return Some((self.now, self.flows[s].id));
+                        self.take_done();
+                        return Some((self.now, id));
                     }
                     if !self.dirty {
                         return Some((unkey(t), self.flows[s].id));
@@ -357,7 +367,12 @@ impl MaxMin {
         let g = &mut self.flows[slot];
         g.active = false;
         g.pending = false;
-        self.completions.remove(id);
+        if self.done.get(self.done_at).is_some_and(|&(_, d)| d == id) {
+            self.done_at += 1;
+        } else {
+            self.flush_done();
+            self.completions.remove(id);
+        }
         self.free_slots.push(slot as u32);
         self.slot_of[id] = NONE;
         self.n_active -= 1;
@@ -419,15 +434,53 @@ impl MaxMin {
     }
 
     fn done_now(&self, s: usize) -> bool {
-        let f = &self.flows[s];
-        let mut rem = f.rem;
-        if f.rate > 0.0 && f.rate.is_finite() {
-            rem -= f.rate * (self.now - f.last);
+        done_at(&self.flows[s], self.now)
+    }
+
+    /// Take the flows done at `now` off the top of `completions` into `done`, in order (the top is done).
+    /// One at a time while they are few; past that, the rest in one pass over the heap: those done and
+    /// before the first flow not done, exactly the ones the one-at-a-time loop would take.
+    fn take_done(&mut self) {
+        self.done.clear();
+        self.done_at = 0;
+        let few = 64.max(self.completions.len() / 16);
+        while let Some((k, id)) = self.completions.peek() {
+            if !self.done_now(self.slot_of[id] as usize) {
+                return;
+            }
+            if self.done.len() == few {
+                break;
+            }
+            self.completions.pop();
+            self.done.push((k, id));
         }
-        rem <= DONE * f.bytes
+        let (flows, slot_of, now) = (&self.flows, &self.slot_of, self.now);
+        let done = |id: usize| done_at(&flows[slot_of[id] as usize], now);
+        let first_not_done = self.completions.entries().filter(|&(_, id)| !done(id)).min();
+        let before = |k: u64, id: usize| first_not_done.is_none_or(|m| (k, id) < m);
+        let mut rest = Vec::new();
+        self.completions.retain(|k, id| {
+            let take = before(k, id) && done(id);
+            if take {
+                rest.push((k, id));
+            }
+            !take
+        });
+        rest.sort_unstable();
+        self.done.extend(rest);
+    }
+
+    /// Put the flows still in `done` back into `completions` (before anything else changes there).
+    fn flush_done(&mut self) {
+        for &(k, id) in &self.done[self.done_at..] {
+            self.completions.set(id, k);
+        }
+        self.done.clear();
+        self.done_at = 0;
     }
 
     fn push_completion(&mut self, s: usize) {
+        self.flush_done();
         let f = &self.flows[s];
         let t = if f.rem <= 0.0 {
             f.last
@@ -471,6 +524,7 @@ impl MaxMin {
 
     /// Recompute the rates that the changes since the last run may have moved.
     fn solve(&mut self) {
+        self.flush_done();
         self.dirty = false;
         self.solves += 1;
         self.epoch = self.epoch.wrapping_add(1);
@@ -736,6 +790,15 @@ impl MaxMin {
             self.set_rate(s, x);
         }
     }
+}
+
+/// Flow `f` has (almost) nothing left at `now`.
+fn done_at(f: &Flow, now: f64) -> bool {
+    let mut rem = f.rem;
+    if f.rate > 0.0 && f.rate.is_finite() {
+        rem -= f.rate * (now - f.last);
+    }
+    rem <= DONE * f.bytes
 }
 
 #[cfg(test)]

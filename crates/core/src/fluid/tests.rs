@@ -426,3 +426,33 @@ fn fat_tree_all_to_all_with_uneven_sizes_matches_reference() {
         all_to_all_matches_reference(&caps, n, route, sequential);
     }
 }
+
+#[test]
+fn many_completions_at_one_instant_come_in_order_of_time_then_id() {
+    // 300 flows done at t = 1 (more than are taken one at a time), 10 at t = 2, added in a shuffled order
+    let n = 310;
+    let mut mm = MaxMin::new(&vec![1.0; n]);
+    let mut rng = Rng(5);
+    let mut ids: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        ids.swap(i, rng.below(i + 1));
+    }
+    for &id in &ids {
+        mm.add(0.0, id, &[id], if id < 300 { 1.0 } else { 2.0 }, INF);
+    }
+    let mut got = Vec::new();
+    while let Some((t, id)) = mm.next_completion() {
+        got.push((t, id));
+        mm.remove(t, id);
+        if got.len() == 100 {
+            // a flow with nothing to carry completes now, after the ids before it at this instant
+            mm.add(t, 1000, &[0], 0.0, INF);
+        }
+    }
+    let mut want: Vec<(f64, usize)> = (0..300).map(|id| (1.0, id)).collect();
+    want.push((1.0, 1000));
+    want.extend((300..n).map(|id| (2.0, id)));
+    assert_eq!(got, want);
+    // one run at the start, one before the completions at t = 2, one when nothing is left: none per completion
+    assert_eq!(mm.solves, 3);
+}
