@@ -55,7 +55,7 @@ from .collectives import Series
 from .errors import CollschedError
 from .schedules import Bound, Schedule, Status
 from .schedules.steps import SYNC_MODES
-from .sync_modes import _seconds, modes_to_try, program_size
+from .sync_modes import duration_text, modes_to_try, program_size
 from .schedules.trace import SimResult
 from .schedules.validate import lower_any, validate
 from .simulation import Fluid, Model, simulate
@@ -574,12 +574,13 @@ def _skip_reason(est: float | None, budget: float, left: float, admitted: bool, 
     if est is None:
         return None
     if est > budget:
-        return f"estimated {_seconds(est)} > budget {_seconds(budget)}"
+        return f"estimated {duration_text(est)} > budget {duration_text(budget)}"
     if not admitted:
-        return (f"estimated {_seconds(est)} > {_seconds(max(budget - reserved, 0.0))} left of the "
-                f"{_seconds(budget)} budget by the cheaper algorithms' estimates")
+        return (f"estimated {duration_text(est)} > {duration_text(max(budget - reserved, 0.0))} left of the "
+                f"{duration_text(budget)} budget by the cheaper algorithms' estimates")
     if est > left:
-        return f"estimated {_seconds(est)} > {_seconds(max(left, 0.0))} left of the {_seconds(budget)} budget"
+        return (f"estimated {duration_text(est)} > {duration_text(max(left, 0.0))} left of the "
+                f"{duration_text(budget)} budget")
     return None
 
 

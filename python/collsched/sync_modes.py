@@ -21,12 +21,12 @@ import time
 
 from .algorithms.calibration import OP_SECONDS
 from .schedules import StepSchedule
-from .schedules.steps import SYNC_MODES
+from .schedules.steps import SYNC_MODES, step_shape
 
-__all__ = ["modes_to_try", "program_size"]
+__all__ = ["duration_text", "modes_to_try", "program_size"]
 
 
-def _seconds(x: float) -> str:
+def duration_text(x: float) -> str:
     """A duration for a message: ``412 s``, ``3.2 s``, ``0.05 s``."""
     return f"{x:.0f} s" if x >= 10 else f"{x:.2g} s"
 
@@ -67,7 +67,7 @@ def modes_to_try(schedule, platform, collective, deadline: float, max_ops: int) 
     """
     if not isinstance(schedule, StepSchedule):
         return [None], []
-    ops = {sync: program_size(schedule, platform, collective, sync) for sync in SYNC_MODES}
+    ops = _sizes(schedule, platform, collective)
     cheapest = min(SYNC_MODES, key=lambda sync: ops[sync])
     kept, notes = [], []
     for sync in SYNC_MODES:
@@ -76,8 +76,8 @@ def modes_to_try(schedule, platform, collective, deadline: float, max_ops: int) 
             notes.append(f"sync {sync} not run: its program would have {ops[sync] / 1e6:.1f} M operations "
                          f"> the limit of {max_ops / 1e6:g} M (max_ops)")
         elif sync != cheapest and seconds > left:
-            notes.append(f"sync {sync} not run: {ops[sync] / 1e6:.1f} M operations, estimated {_seconds(seconds)} "
-                         f"> {_seconds(left)} left of the budget")
+            notes.append(f"sync {sync} not run: {ops[sync] / 1e6:.1f} M operations, estimated {duration_text(seconds)} "
+                         f"> {duration_text(left)} left of the budget")
         else:
             kept.append(sync)
     return sorted(kept, key=lambda sync: ops[sync]), notes
@@ -111,12 +111,12 @@ def program_size(schedule: StepSchedule, platform, collective, sync: str) -> int
     >>> [(program_size(s, p, c, sync), s.lower(p, c, sync=sync).n_ops) for sync in SYNC_MODES]
     [(56, 56), (48, 48), (24, 24)]
     """
-    from .schedules.steps import step_shape
+    return _sizes(schedule, platform, collective)[sync]
 
+
+def _sizes(schedule: StepSchedule, platform, collective) -> dict[str, int]:
+    """:func:`program_size` of every mode of :data:`SYNC_MODES`, from one pass over the steps."""
     groups, transfers = step_shape(schedule.steps, collective.count)
-    if sync == "post_all":
-        return 2 * transfers
-    if sync == "ready":
-        return 4 * transfers
     n = len(platform.hosts)
-    return 2 * transfers + max(0, groups - 1) * 2 * n * (n - 1).bit_length()
+    return {"post_all": 2 * transfers, "ready": 4 * transfers,
+            "barrier": 2 * transfers + max(0, groups - 1) * 2 * n * (n - 1).bit_length()}

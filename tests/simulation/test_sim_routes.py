@@ -56,17 +56,6 @@ def test_link_busy_counts_directions_apart_on_full_duplex_links():
     assert link_busy(p, b.build()).tolist() == [3.0, 3.0]
 
 
-def test_d_mod_k_fast_path_matches_the_routing():
-    p = cs.topologies.fat_tree(3, 3, spines=2)
-    n = len(p.hosts)
-    src = np.repeat(np.arange(n), n)
-    dst = np.tile(np.arange(n), n)
-    fast = R._dmodk_routes(p, p.hosts, src, dst)
-    assert fast is not None
-    ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
-    assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)
-
-
 def _shuffled_hypercube(d: int, seed: int):
     """Addresses permuted over the node names, links declared in random order and orientation."""
     from collsched.platform import ECube
@@ -81,13 +70,17 @@ def _shuffled_hypercube(d: int, seed: int):
     return Platform([Node(n) for n in address], links, ECube(address))
 
 
-@pytest.mark.parametrize("p", [cs.topologies.hypercube(1), cs.topologies.hypercube(3), _shuffled_hypercube(2, 0),
-                               _shuffled_hypercube(4, 1)], ids=lambda p: f"{len(p.hosts)}-{p.name}")
-def test_e_cube_fast_path_matches_the_routing(p):
+@pytest.mark.parametrize("fast_routes, p", [
+    (R._dmodk_routes, cs.topologies.fat_tree(3, 3, spines=2)),
+    *((R._ecube_routes, p) for p in (cs.topologies.hypercube(1), cs.topologies.hypercube(3),
+                                     _shuffled_hypercube(2, 0), _shuffled_hypercube(4, 1)))],
+    ids=lambda x: f"{len(x.hosts)}-{x.name}" if isinstance(x, Platform) else x.__name__)
+def test_fast_paths_match_the_routing(fast_routes, p):
+    """The d-mod-k and e-cube routes of every pair, vectorised, are those of routing pair by pair."""
     n = len(p.hosts)
     src = np.repeat(np.arange(n), n)
     dst = np.tile(np.arange(n), n)
-    fast = R._ecube_routes(p, p.hosts, src, dst)
+    fast = fast_routes(p, p.hosts, src, dst)
     assert fast is not None
     ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
     assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)

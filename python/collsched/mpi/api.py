@@ -72,11 +72,11 @@ def _root(n: int, root) -> int:
     return int(root)
 
 
-def _adapted_copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
-    """:func:`_copy` on arguments that are not plain arrays: adapted (:mod:`.arguments`), the output copied back."""
+def _adapted(comm, kind: str, root, sendbuf, recvbuf, again) -> None:
+    """``again(send, recv)`` on arguments that are not plain arrays, adapted (:mod:`.arguments`); output copied back."""
     ctx = private(comm)
     send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
-    _copy(comm, kind, root, buffers, run, send, recv, plans)
+    again(send, recv)
     write_back(send if kind == "broadcast" else recv, sendbuf if kind == "broadcast" else recvbuf)
 
 
@@ -93,7 +93,8 @@ def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
         send, recv, size, dtype = buffers(ctx.size, ctx.rank, root, sendbuf, recvbuf)
         reason = None
     except Adapt:  # before any communication
-        return _adapted_copy(comm, kind, root, buffers, run, sendbuf, recvbuf, plans)
+        return _adapted(comm, kind, root, sendbuf, recvbuf,
+                        lambda send, recv: _copy(comm, kind, root, buffers, run, send, recv, plans))
     except (TypeError, ValueError) as exc:
         if plans is None:
             raise refusal(ctx, kind, exc) from None
@@ -440,15 +441,6 @@ def _reduction_buffers(n: int, root, gets: bool, sendbuf, recvbuf):
     return send, recv
 
 
-def _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
-    """:func:`_reduction` on arguments that are not plain arrays: adapted (:mod:`.arguments`), output copied back."""
-    ctx = private(comm)
-    send, recv = adapt(kind, ctx.rank, ctx.size, root, sendbuf, recvbuf)
-    _reduction(comm, kind, send, recv, op, root, commute, plans)
-    write_back(recv, recvbuf)
-    return recvbuf
-
-
 def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
     ctx = private(comm)
     op = ctx.mpi.SUM if op is None else op
@@ -458,7 +450,9 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
             commutes = True if hasattr(op, "Is_commutative") else _commutes(op, commute)
             send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
         except Adapt:  # before any communication
-            return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
+            _adapted(comm, kind, root, sendbuf, recvbuf,
+                     lambda send, recv: _reduction(comm, kind, send, recv, op, root, commute, plans))
+            return recvbuf
         except (TypeError, ValueError) as exc:
             raise refusal(ctx, kind, exc) from None
         delegating(ctx, kind, root, send.nbytes)
@@ -475,7 +469,9 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
         send, recv = _reduction_buffers(ctx.size, root, gets, sendbuf, recvbuf)
         size, units, dtype, reason = send.nbytes, send.shape[0], send.dtype, None
     except Adapt:
-        return _adapted_reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans)
+        _adapted(comm, kind, root, sendbuf, recvbuf,
+                 lambda send, recv: _reduction(comm, kind, send, recv, op, root, commute, plans))
+        return recvbuf
     except (TypeError, ValueError) as exc:
         send, recv, size, units, dtype, reason = None, None, 0, 0, None, str(exc)
     call(comm, kind, send, recv, size=size, units=units, root=root, op=op, commute=commutes, plans=plans,
