@@ -27,7 +27,13 @@ __all__ = ["duration_text", "modes_to_try", "program_size"]
 
 
 def duration_text(x: float) -> str:
-    """A duration for a message: ``412 s``, ``3.2 s``, ``0.05 s``."""
+    """A duration for a message: ``412 s``, ``3.2 s``, ``0.05 s``.
+
+    Examples
+    --------
+    >>> duration_text(412.4), duration_text(3.21), duration_text(0.0512)
+    ('412 s', '3.2 s', '0.051 s')
+    """
     return f"{x:.0f} s" if x >= 10 else f"{x:.2g} s"
 
 
