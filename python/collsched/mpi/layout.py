@@ -128,11 +128,8 @@ class Prepared(RankOps):
         program = plan.program.renumbered()
         host = plan.ranks[rank]
         peers = [plan.ranks.index(h) for h in program.ranks]
-        if host in program.ranks:
-            super().__init__(program, program.ranks.index(host), peers=peers, tag_ub=tag_ub)
-        else:
-            self.rank, self.ops, self.kind, self.peer, self.tag = None, [], {}, {}, {}
-            self.waits, self.dependents, self.roots = {}, {}, []
+        super().__init__(program, program.ranks.index(host) if host in program.ranks else None, peers=peers,
+                         tag_ub=tag_ub)
         self.denominator = program.denominator
         own = {"scatter": ("send", rank, "recv", None), "gather": ("send", None, "recv", rank),
                "allgather": ("send", None, "recv", rank), "alltoall": ("send", rank, "recv", rank)}.get(plan.kind)

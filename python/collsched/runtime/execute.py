@@ -10,7 +10,7 @@ its input pieces in operand order, or adds the integers of a commutative
 reduction's inputs (:mod:`.payload`), and, with
 ``compute="model"``, then sleeps until ``cost / speed`` seconds have passed,
 so that its duration is the platform's. Completions are taken by
-``MPI_Waitany``; a send completes when MPI says its buffer is free again
+``MPI_Waitsome``; a send completes when MPI says its buffer is free again
 (at once for a small, eagerly sent message; when the receiver has taken the
 data for a large one).
 
@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..schedules.program import Program
+from ..schedules.program import RECV, SEND, Program
 from ..schedules.values import REDUCED, Piece, Value
 from . import payload
 from .walk import RankOps, walk
@@ -102,36 +102,75 @@ class RankPlan(RankOps):
                 self.recv_words[i] = payload.header_words(carried)
             else:
                 self.pieces[i] = op.pieces
+        self._sizes = {i: payload.message_bytes(program.op_size[i], payload.header_words(self.pieces[i]))
+                       for i in self.ops if self.kind[i] in (SEND, RECV)}
+
+    def buffers(self, rep: int) -> dict:
+        """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives are empty.
+
+        A send's header (what its pieces hold) is written into its buffer
+        when it is posted; everything else is ready, so that the timed run
+        posts these arrays as they are.
+
+        Parameters
+        ----------
+        rep : int
+            The repetition (the fillers depend on it).
+
+        Returns
+        -------
+        dict
+            ``op -> numpy.ndarray`` (uint8) for every send and receive.
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.schedules.values import block
+        >>> b = cs.ProgramBuilder(["a", "b"])
+        >>> _ = b.send("a", "b", [block(0, 0, 1)], size=16)
+        >>> bufs = RankPlan(b.build(), 0).buffers(3)
+        >>> bufs[0].shape, bool((bufs[0][8:] == payload.filler(8, 0, 3)).all())
+        ((16,), True)
+        """
+        out = {}
+        for i, n in self._sizes.items():
+            if self.kind[i] == SEND:
+                head = 8 * payload.header_words(self.pieces[i])
+                buf = np.empty(n, dtype=np.uint8)
+                buf[head:] = payload.filler(n - head, int(self.program.op_msg[i]), rep)
+                out[i] = buf
+            else:
+                out[i] = np.empty(n, dtype=np.uint8)
+        return out
 
 
 class _TestData:
     """The walk's payload of a verified run: headers of symbolic contents, fillers, 2×2 matrix products."""
 
-    def __init__(self, plan: RankPlan, store: dict, rep: int, corrupt: bool, speed: float, compute: str):
+    def __init__(self, plan: RankPlan, store: dict, rep: int, corrupt: bool, speed: float, compute: str,
+                 buffers: dict | None = None):
         self.plan, self.store, self.rep, self.corrupt = plan, store, rep, corrupt
         self.speed, self.model = speed, compute == "model"
+        self.buffers = plan.buffers(rep) if buffers is None else buffers
         self.received: list = []
 
     def send(self, i):
-        prog, pieces = self.plan.program, self.plan.pieces[i]
-        msg = int(prog.op_msg[i])
+        pieces = self.plan.pieces[i]
         try:
             words = payload.header(pieces, self.store)
         except KeyError as exc:
             value, segment = exc.args[0]
-            raise RuntimeError(f"op {i} (send msg {msg}) carries {value!r} segment {segment}, "
-                               "which the rank does not hold") from None
-        n = payload.message_bytes(prog.op_size[i], words.shape[0])
-        buf = np.empty(n, dtype=np.uint8)
+            raise RuntimeError(f"op {i} (send msg {int(self.plan.program.op_msg[i])}) carries {value!r} "
+                               f"segment {segment}, which the rank does not hold") from None
+        buf = self.buffers[i]
         buf[:8 * words.shape[0]] = words.view(np.uint8)
-        buf[8 * words.shape[0]:] = payload.filler(n - 8 * words.shape[0], msg, self.rep)
-        if self.corrupt and n:
-            buf[n // 2] ^= 0xFF
+        if self.corrupt and buf.shape[0]:
+            buf[buf.shape[0] // 2] ^= 0xFF
             self.corrupt = False
         return buf
 
     def recv(self, i):
-        return np.empty(payload.message_bytes(self.plan.program.op_size[i], self.plan.recv_words[i]), dtype=np.uint8)
+        return self.buffers[i]
 
     def arrived(self, i, buf):
         words = buf[:8 * self.plan.recv_words[i]].view(np.int64)
@@ -150,7 +189,7 @@ class _TestData:
 
 def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: float = 1e9,
             compute: str = "model", latency: Sequence[float] | None = None, corrupt: bool = False,
-            poll: float = 0.0):
+            poll: float = 0.0, buffers: dict | None = None):
     """Run ``plan`` once on ``comm`` (whose rank ``i`` is program rank ``i``); fills ``store``.
 
     Parameters
@@ -174,10 +213,13 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     corrupt : bool
         Fault injection: flip one byte of the rank's first non-empty message.
     poll : float
-        0: wait for completions in ``MPI_Waitany`` (Open MPI spins); ``> 0``:
+        0: wait for completions in ``MPI_Waitsome`` (Open MPI spins); ``> 0``:
         test for them and sleep ``poll`` seconds between tests, leaving the
         CPU to the other ranks (for more ranks than cores over TCP, where the
         kernel moves the data while the rank sleeps).
+    buffers : dict, optional
+        ``plan.buffers(rep)``, made before time 0 so that making them costs
+        the run nothing (default: made here).
 
     Returns
     -------
@@ -193,7 +235,7 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     >>> callable(execute)
     True
     """
-    data = _TestData(plan, store, rep, corrupt, speed, compute)
+    data = _TestData(plan, store, rep, corrupt, speed, compute, buffers)
     start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll)
     return start, end, data.received
 

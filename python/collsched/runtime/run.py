@@ -83,7 +83,7 @@ def run_many(platform, items: Sequence, *, repeat: int = 1, timeout: float = 120
         Wait each route's latency before posting a send (default: with an emulation only).
     poll : float, optional
         Seconds a rank sleeps between tests for completions; 0 waits in
-        ``MPI_Waitany`` (Open MPI spins). Default: :data:`POLL` with an
+        ``MPI_Waitsome`` (Open MPI spins). Default: :data:`POLL` with an
         emulation or with more ranks than cores (spinning ranks would take
         the CPU from the working ones), else 0.
     fault : dict, optional

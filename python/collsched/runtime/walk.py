@@ -11,9 +11,13 @@ runtime's verified test data (:mod:`.execute`) and the user's own arrays
 (:mod:`collsched.mpi`).
 
 :class:`RankOps` is what the walk needs of one rank, computed once per
-program (dependencies, dependents, peers and tags as plain lists), so that
-the walk itself allocates no per-operation structure but its two timing
-dicts.
+program: per operation its kind, peer, tag, number of dependencies and the
+operations that wait for it, as plain lists of ints indexed by the
+operation's position (:attr:`RankOps.table`). The walk then keeps only
+integers and the pending requests: a dependency is released by
+decrementing a counter, completions are taken by ``MPI_Waitsome`` over one
+list of requests, and no structure is built per operation but the two
+timing dicts (and only with ``t0``).
 
 Examples
 --------
@@ -44,8 +48,8 @@ class RankOps:
     ----------
     program : Program
         Message ids ``0 .. M-1`` (:meth:`Program.renumbered`).
-    rank : int
-        The rank's index in ``program.ranks``.
+    rank : int or None
+        The rank's index in ``program.ranks`` (None: a rank with no operation).
     peers : sequence of int, optional
         The communicator rank of each program rank (default: the same index).
     tag_ub : int
@@ -64,6 +68,12 @@ class RankOps:
         ``op -> ops that wait for it``.
     roots : list of int
         The ops without dependencies.
+    table : tuple of lists
+        What the walk reads, indexed by the op's position ``j`` in ``ops``
+        (plain lists of ints, built once): ``(kinds, peers, tags, counts,
+        nexts, firsts)``, where ``counts[j]`` is the number of dependencies,
+        ``nexts[j]`` the positions that wait for op ``j`` and ``firsts`` the
+        positions without dependencies (peers and tags are -1 for a computation).
 
     Examples
     --------
@@ -74,11 +84,15 @@ class RankOps:
     >>> ops = RankOps(b.build(), 0, peers=[5, 6, 7])
     >>> ops.peer, ops.dependents, ops.roots
     ({0: 7, 2: 6}, {0: [2]}, [0])
+    >>> kinds, peers, tags, counts, nexts, firsts = ops.table
+    >>> peers, tags, counts, nexts, firsts
+    ([7, 6], [0, 1], [0, 1], [[1], []], [0])
     """
 
-    def __init__(self, program: Program, rank: int, *, peers: Sequence[int] | None = None, tag_ub: int = 32767):
+    def __init__(self, program: Program | None, rank: int | None, *, peers: Sequence[int] | None = None,
+                 tag_ub: int = 32767):
         self.rank = rank
-        self.ops = [int(i) for i in program.ops_of(rank)]
+        self.ops = [] if rank is None else [int(i) for i in program.ops_of(rank)]
         self.kind, self.peer, self.tag, self.waits, self.dependents = {}, {}, {}, {}, {}
         for i in self.ops:
             k = int(program.op_kind[i])
@@ -92,6 +106,10 @@ class RankOps:
             for d in deps:
                 self.dependents.setdefault(int(d), []).append(i)
         self.roots = [i for i in self.ops if self.waits[i] == 0]
+        at = {i: j for j, i in enumerate(self.ops)}
+        self.table = ([self.kind[i] for i in self.ops], [self.peer.get(i, -1) for i in self.ops],
+                      [self.tag.get(i, -1) for i in self.ops], [self.waits[i] for i in self.ops],
+                      [[at[d] for d in self.dependents.get(i, ())] for i in self.ops], [at[i] for i in self.roots])
 
 
 class Payload(Protocol):
@@ -157,6 +175,13 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
          poll: float = 0.0, abort=None):
     """Run one rank's operations on ``comm``: sends, receives and computations in dependency order.
 
+    The loop reads :attr:`RankOps.table` (lists of ints built once per
+    program), releases dependents by decrementing integer counters, keeps
+    the pending requests in one list handed to ``MPI_Waitsome`` (or
+    ``MPI_Testsome``), so that every completion found in one call is
+    handled before the next, and posts the payload's buffers as they are
+    (the payload gives views, not copies, where it can).
+
     Parameters
     ----------
     comm : mpi4py.MPI.Comm
@@ -170,8 +195,9 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
         Per communicator rank, seconds to wait before posting a send to it
         (emulated latency: the rank goes on with other operations meanwhile).
     poll : float
-        0: wait for completions in ``MPI_Waitany``; ``> 0``: test and sleep
-        ``poll`` seconds between tests (leaves the CPU to other ranks).
+        0: wait for completions in ``MPI_Waitsome``; ``> 0``: test with
+        ``MPI_Testsome`` and sleep ``poll`` seconds between tests (leaves the
+        CPU to other ranks).
     abort : mpi4py.MPI.Request, optional
         A posted request whose completion stops the walk (another rank
         failed); the walk then returns ``None``, leaving its own pending
@@ -200,76 +226,91 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
     timing = t0 is not None
     start: dict[int, float] = {}
     end: dict[int, float] = {}
-    waits = dict(ops.waits)
-    ready = list(ops.roots)
-    heapq.heapify(ready)
-    kind, peer, tag, dependents = ops.kind, ops.peer, ops.tag, ops.dependents
+    ids = ops.ops
+    kinds, peers, tags, counts, nexts, firsts = ops.table
+    waits = counts[:]
+    ready = firsts[:]  # increasing positions: already a heap, popped in program order
+    pop, push = heapq.heappop, heapq.heappush
+    isend, irecv = comm.Isend, comm.Irecv
+    give, take, arrived, compute = payload.send, payload.recv, payload.arrived, payload.compute
+    base = 0 if abort is None else 1
     requests, owners, buffers = ([abort], [-1], [None]) if abort is not None else ([], [], [])
     timers: list[tuple[float, int]] = []
-    delayed = {}
-    left = len(ops.ops)
-
-    def done(i):
-        nonlocal left
-        left -= 1
-        if timing:
-            end[i] = clock() - t0
-        for j in dependents.get(i, ()):
-            waits[j] -= 1
-            if waits[j] == 0:
-                heapq.heappush(ready, j)
+    delayed: dict[int, object] = {}
+    left = len(ids)
+    waitsome, testsome = MPI.Request.Waitsome, MPI.Request.Testsome
 
     while left:
         while ready:
-            i = heapq.heappop(ready)
-            k = kind[i]
+            j = pop(ready)
+            i = ids[j]
             if timing:
                 start[i] = clock() - t0
+            k = kinds[j]
             if k == SEND:
-                buf = payload.send(i)
-                delay = latency[peer[i]] if latency is not None else 0.0
-                if delay > 0:
-                    delayed[i] = buf
-                    heapq.heappush(timers, (clock() + delay, i))
-                else:
-                    requests.append(comm.Isend(buf, dest=peer[i], tag=tag[i]))
-                    owners.append(i)
-                    buffers.append(buf)
+                buf = give(i)
+                if latency is not None and latency[peers[j]] > 0:
+                    delayed[j] = buf
+                    push(timers, (clock() + latency[peers[j]], j))
+                    continue
+                requests.append(isend(buf, peers[j], tags[j]))
             elif k == RECV:
-                buf = payload.recv(i)
-                requests.append(comm.Irecv(buf, source=peer[i], tag=tag[i]))
-                owners.append(i)
-                buffers.append(buf)
+                buf = take(i)
+                requests.append(irecv(buf, peers[j], tags[j]))
             else:
-                payload.compute(i)
-                done(i)
+                compute(i)
+                left -= 1
+                if timing:
+                    end[i] = clock() - t0
+                for x in nexts[j]:
+                    waits[x] -= 1
+                    if not waits[x]:
+                        push(ready, x)
+                continue
+            owners.append(j)
+            buffers.append(buf)
         if not left:
             break
         while timers and timers[0][0] <= clock():
-            i = heapq.heappop(timers)[1]
-            buf = delayed.pop(i)
-            requests.append(comm.Isend(buf, dest=peer[i], tag=tag[i]))
-            owners.append(i)
+            j = pop(timers)[1]
+            buf = delayed.pop(j)
+            requests.append(isend(buf, peers[j], tags[j]))
+            owners.append(j)
             buffers.append(buf)
-        if len(requests) == (abort is not None):
+        if len(requests) == base:
             if timers:
                 time.sleep(max(0.0, timers[0][0] - clock()))
                 continue
-            raise RuntimeError(f"ops {[i for i in ops.ops if waits[i] > 0][:4]} wait for nothing that can complete")
+            raise RuntimeError(f"ops {[ids[j] for j in range(len(ids)) if waits[j] > 0][:4]} wait for nothing "
+                               "that can complete")
         if timers or poll > 0:
-            n = MPI.Request.Testany(requests)[0]
-            if n == MPI.UNDEFINED:
+            finished = testsome(requests)
+            if not finished:
                 nap = poll if poll > 0 else 1e-4
                 time.sleep(min(nap, max(0.0, timers[0][0] - clock())) if timers else nap)
                 continue
         else:
-            n = MPI.Request.Waitany(requests)
-        i = owners.pop(n)
-        requests.pop(n)
-        buf = buffers.pop(n)
-        if i < 0:
-            return None
-        if kind[i] == RECV:
-            payload.arrived(i, buf)
-        done(i)
+            finished = waitsome(requests)
+        for n in finished:
+            j = owners[n]
+            if j < 0:
+                return None
+            i = ids[j]
+            if kinds[j] == RECV:
+                arrived(i, buffers[n])
+            left -= 1
+            if timing:
+                end[i] = clock() - t0
+            for x in nexts[j]:
+                waits[x] -= 1
+                if not waits[x]:
+                    push(ready, x)
+        if len(finished) == len(requests) - base:
+            del requests[base:], owners[base:], buffers[base:]
+        else:
+            gone = set(finished)
+            keep = [n for n in range(len(requests)) if n not in gone]
+            requests = [requests[n] for n in keep]
+            owners = [owners[n] for n in keep]
+            buffers = [buffers[n] for n in keep]
     return start, end

@@ -80,10 +80,11 @@ def _program_task(comm, task: dict, world: list[str]):
                 time.sleep(1e6)
             if fault.get("rank") == me and fault.get("what") == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
+            buffers = plan.buffers(rep)
             sub.Barrier()
             t0 = sub.bcast(time.perf_counter(), root=0)
             start, end, received = execute(
-                sub, plan, store=store, rep=rep, t0=t0, speed=float(task["speed"][r]),
+                sub, plan, store=store, rep=rep, t0=t0, speed=float(task["speed"][r]), buffers=buffers,
                 compute=task["compute"], latency=None if lat is None else lat[r],
                 corrupt=fault.get("rank") == me and fault.get("what") == "corrupt",
                 poll=float(task.get("poll", 0.0)))
