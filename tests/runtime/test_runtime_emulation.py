@@ -130,3 +130,22 @@ def test_sigterm_removes_the_namespaces():
         assert proc.wait(timeout=30) == 128 + signal.SIGTERM
     time.sleep(0.1)
     assert not any(n.startswith(prefix) for n in namespaces())
+
+
+def test_a_killed_rank_on_an_emulated_network_is_named_and_leaves_nothing():
+    """A rank killed by a signal inside its namespace: one line (rank, host, signal); no process, no namespace left."""
+    import socket
+
+    from collsched.runtime import RunError, run
+
+    p = cs.topologies.two_switches(2, trunk_bandwidth=1e6)
+    c = cs.Broadcast(source="h0", targets=p.hosts, size=1e3)
+    with Emulation(p) as net:
+        with pytest.raises(RunError) as info:
+            run(p, cs.plan(p, c, algorithm="binomial"), c, emulation=net, fault={"rank": "h2", "what": "kill"})
+        assert worker_processes() == []
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"MPI rank 2 (h2) on host {socket.gethostname()} ")
+    assert ("died without a word (a signal it could not catch: SIGKILL)" in message
+            or "was killed by signal 9 (Killed)" in message)
+    assert not {n for n in namespaces() if n.startswith(net.prefix)}

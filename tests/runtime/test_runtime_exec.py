@@ -106,9 +106,13 @@ def test_a_commuted_reduction_is_caught(reduce4):
 
 
 def test_a_failing_rank_is_named(reduce4):
+    import socket
+
     p, c, s = reduce4
-    with pytest.raises(RunError, match=r"MPI rank 2 \(h2\) failed: RuntimeError: injected failure"):
+    with pytest.raises(RunError) as info:
         run(p, s, c, fault={"rank": "h2", "what": "raise"})
+    assert str(info.value) == (f"MPI rank 2 (h2) on host {socket.gethostname()} failed: RuntimeError: injected "
+                               "failure (fault='raise')")
     assert worker_processes() == []
 
 
@@ -134,9 +138,21 @@ def test_a_corrupted_message_is_named(reduce4):
 
 
 def test_a_hung_rank_times_out_and_leaves_nothing(reduce4):
+    """One line: every rank still running, its host, the signal that ended it and where it was (h3: its sleep)."""
+    import inspect
+    import socket
+
+    from collsched.runtime import worker
+
     p, c, s = reduce4
-    with pytest.raises(RunError, match="did not finish within 2 s"):
-        run(p, s, c, fault={"rank": "h3", "what": "hang"}, timeout=2)
+    with pytest.raises(RunError) as info:
+        run(p, s, c, fault={"rank": "h3", "what": "hang"}, timeout=8)  # time for 4 ranks to start on a loaded machine
+    message = str(info.value)
+    lines, first = inspect.getsourcelines(worker._program_task)
+    hang = first + next(k for k, line in enumerate(lines) if "time.sleep(1e6)" in line)
+    assert "\n" not in message and message.startswith("the MPI job (4 ranks, 1 tasks) did not finish within 8 s; ended ")
+    assert f"rank 3 (h3) on host {socket.gethostname()}, in _program_task at worker.py:{hang}" in message
+    assert "by SIGTERM: rank 0 (h0) on host " in message
     assert worker_processes() == []
 
 

@@ -185,7 +185,8 @@ def launch(world: Sequence[str], tasks: list[dict], *, timeout: float = 60.0, em
         except subprocess.TimeoutExpired:
             _kill_session(proc.pid)
             proc.communicate()
-            raise RunError(f"the MPI job ({len(world)} ranks, {len(tasks)} tasks) did not finish within {timeout:g} s",
+            raise RunError(f"the MPI job ({len(world)} ranks, {len(tasks)} tasks) did not finish within {timeout:g} s"
+                           + _unfinished(folder, world),
                            fix="raise timeout=, or look for a program that waits for a message never sent") from None
         finally:
             if proc.poll() is None:  # interrupted: leave nothing behind
@@ -233,12 +234,61 @@ def _silent_rank(folder: str, world: Sequence[str]) -> tuple[int, str] | None:
     return None
 
 
+_FRAME = re.compile(r'File "([^"]*)", line (\d+) in (\S+)')
+
+
+def _unfinished(folder: str, world: Sequence[str]) -> str:
+    r"""Which ranks a timeout ended, on which host, by which signal, and where each one was.
+
+    A rank that started and did not finish was ended by the launcher's
+    SIGTERM (its ``rank-R.sigterm`` file then holds the Python stack
+    ``faulthandler`` wrote: its innermost line is where the rank waited),
+    or, if that file stayed empty, by the SIGKILL that follows a second
+    later.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for r, stack in ((0, 'File "/x/walk.py", line 250 in walk'), (1, "")):
+    ...     _ = (d / f"rank-{r}.started").write_text("vm 7\n"), (d / f"rank-{r}.sigterm").write_text(stack)
+    >>> _unfinished(str(d), ["a", "b"])
+    '; ended by SIGTERM: rank 0 (a) on host vm, in walk at walk.py:250; by SIGKILL: rank 1 (b) on host vm'
+    >>> _unfinished(tempfile.mkdtemp(), ["a", "b"])
+    '; no rank had started (mpirun was still launching them)'
+    """
+    by: dict[str, list[str]] = {"SIGTERM": [], "SIGKILL": []}
+    if not any(os.path.exists(os.path.join(folder, f"rank-{rank}.started")) for rank in range(len(world))):
+        return "; no rank had started (mpirun was still launching them)"
+    for rank in range(len(world)):
+        path = os.path.join(folder, f"rank-{rank}")
+        if not os.path.exists(path + ".started") or os.path.exists(path + ".done"):
+            continue
+        with open(path + ".started", encoding="utf-8") as f:
+            host = (f.read().split() or ["?"])[0]
+        try:
+            with open(path + ".sigterm", encoding="utf-8", errors="replace") as f:
+                frame = _FRAME.search(f.read())
+        except OSError:
+            frame = None
+        if frame is None:
+            by["SIGKILL"].append(f"rank {rank} ({world[rank]}) on host {host}")
+        else:
+            file, line, function = frame.groups()
+            by["SIGTERM"].append(f"rank {rank} ({world[rank]}) on host {host}, in {function} at "
+                                 f"{os.path.basename(file)}:{line}")
+    parts = [f"by {sig}: " + ", ".join(ranks) for sig, ranks in by.items() if ranks]
+    return "; ended " + "; ".join(parts) if parts else ""
+
+
 def _failure(err: str, out: str, code: int, world: Sequence[str] = (), *,
              silent: tuple[int, str] | None = None) -> RunError:
     r"""One error for a failed job: the first rank's own words if a rank raised, else which rank died and how.
 
     Examples
     --------
+    >>> str(_failure(MARK + " 2 h2 vm: RuntimeError: boom", "", 3, ["h0", "h1", "h2"]))
+    'MPI rank 2 (h2) on host vm failed: RuntimeError: boom'
     >>> text = "mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 9 (Killed)."
     >>> str(_failure(text, "", 137, ["h0", "h1", "h2", "h3"]))
     'MPI rank 3 (h3) on host vm was killed by signal 9 (Killed) (a rank killed by the system is often out of memory: see dmesg)'
@@ -249,8 +299,8 @@ def _failure(err: str, out: str, code: int, world: Sequence[str] = (), *,
     """
     for line in err.splitlines():
         if line.startswith(MARK + " "):
-            rank, name, what = line[len(MARK) + 1:].split(" ", 2)
-            return RunError(f"MPI rank {rank} ({name.rstrip(':')}) failed: {what}")
+            rank, name, host, what = line[len(MARK) + 1:].split(" ", 3)
+            return RunError(f"MPI rank {rank} ({name}) on host {host.rstrip(':')} failed: {what}")
 
     def node(rank: str) -> str:
         return f" ({world[int(rank)]})" if int(rank) < len(world) else ""

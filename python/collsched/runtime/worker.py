@@ -11,7 +11,7 @@ problems of every rank and writes ``task-N.json`` into the job's folder
 (atomically).
 
 An exception on any rank is written to stderr as one line starting with
-:data:`MARK` and the rank, then the job is aborted (``MPI_Abort``); the
+:data:`MARK`, the rank, its node id and its host, then the job is aborted (``MPI_Abort``); the
 launcher turns that line into one :class:`~collsched.runtime.launch.RunError`.
 
 Examples
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - any failure aborts the job, naming the rank
         name = world[comm.rank] if comm.rank < len(world) else "?"
         text = " ".join(str(exc).split()) or type(exc).__name__
-        sys.stderr.write(f"{MARK} {comm.rank} {name}: {type(exc).__name__}: {text}\n")
+        sys.stderr.write(f"{MARK} {comm.rank} {name} {socket.gethostname()}: {type(exc).__name__}: {text}\n")
         sys.stderr.flush()
         comm.Abort(3)
     _mark(job["out"], comm.rank, "done")
