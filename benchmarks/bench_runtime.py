@@ -10,16 +10,26 @@ the ratio of MPI's own call to each. Without emulation (not root) it runs on
 the local machine (shared memory), where only the verification and the
 executor's overhead mean anything.
 
-Last, the executor's own cost: a caterpillar all-to-all of 1 kB messages on
-8 local ranks, time per message.
+Last, the executor's own cost: a caterpillar all-to-all (8 rounds of it) of
+1 kB messages on local ranks, per message per rank: through ``cs.run_many``
+on 8 ranks (the makespan of the median repetition over the messages a rank
+sends; the issue's figure), then with the walk run directly on 8 and on 2
+ranks, for several ``poll`` values, giving both that figure (median of the
+repetitions) and the CPU seconds a rank spent in its walk (Python and MPI,
+``time.process_time``, mean over ranks) per message. On 8 ranks over 2
+cores the first is mostly the ranks waiting for a core; the second is what
+the executor itself costs.
 
-Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png]``.
+Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import os
+import sys
 import time
 
 import collsched as cs
@@ -51,9 +61,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--local", action="store_true", help="do not emulate the network")
     ap.add_argument("--plot", help="draw measured beside simulated for the first broadcast")
+    ap.add_argument("--executor-only", action="store_true", help="only the executor's cost per message")
     args = ap.parse_args()
     if mpi_available() is not None:
         print(f"skipped: {mpi_available()}")
+        return
+    if args.executor_only:
         return
     p = round_robin_switches(4)
     emulate = not args.local and emulation_unavailable() is None
@@ -108,6 +121,82 @@ def overhead(repeat: int) -> None:
           f"{1e6 * r.makespan / per_rank:.0f} us per message per rank, verified {r.verified}")
 
 
+def _caterpillar(n: int, count: int = 8):
+    p = cs.topologies.star(n)
+    c = cs.Series(cs.AllToAll(senders=p.hosts, size=1e3), count=count)
+    return p, c, cs.plan(p, c, algorithm="caterpillar").lower(p, c)
+
+
+def walk_rank(n: int, repeat: int, polls: list[float]) -> None:
+    """One rank of the direct measurement (this file run by mpirun with ``--walk``): prints rank 0's JSON line."""
+    from mpi4py import MPI
+
+    from collsched.runtime.execute import RankPlan, check_received, execute
+
+    comm = MPI.COMM_WORLD
+    _, _, prog = _caterpillar(n)
+    plan = RankPlan(prog, comm.rank, tag_ub=int(comm.Get_attr(MPI.TAG_UB)))
+    out, bad = {}, 0
+    for poll in polls:
+        spans, cpus = [], []
+        for rep in range(repeat + 1):  # the first is a warm-up
+            store = _store(plan)
+            buffers = plan.buffers(rep)
+            comm.Barrier()
+            t0 = comm.bcast(time.perf_counter(), root=0)
+            cpu = time.process_time()
+            _, end, received = execute(comm, plan, store=store, rep=rep, t0=t0, compute="real", poll=poll,
+                                       buffers=buffers)
+            cpu = time.process_time() - cpu
+            bad += len(check_received(plan, received, rep))
+            span = comm.reduce(max(end.values(), default=0.0), op=MPI.MAX)
+            cpu = comm.reduce(cpu, op=MPI.SUM)
+            if rep and comm.rank == 0:
+                spans.append(span)
+                cpus.append(cpu / n)
+        out[str(poll)] = (spans, cpus)
+    bad = comm.reduce(bad, op=MPI.SUM)
+    if comm.rank == 0:
+        print(json.dumps({"messages": prog.n_messages, "results": out, "problems": bad}))
+
+
+def _store(plan):
+    from collsched.runtime.worker import _OnDemand
+
+    store = _OnDemand()
+    for i in plan.ops:  # every content this rank sends, made before time 0 (as cs.run does from the collective)
+        for piece in plan.pieces[i]:
+            for s in range(piece.start, piece.end):
+                store[(piece.value, s)]
+    return store
+
+
+def direct(repeat: int) -> None:
+    """The walk on 8 and on 2 local ranks, several poll values: per message per rank, makespan and CPU."""
+    import statistics
+
+    from collsched.mpi.emulated import run_script
+
+    polls = [0.0, 2e-5, 2e-4]
+    for n in (8, 2):
+        text = run_script([f"h{i}" for i in range(n)], __file__, ["--walk", str(n), str(repeat)]
+                          + [str(x) for x in polls], timeout=600)
+        got = json.loads(text.strip().splitlines()[-1])
+        per_rank = got["messages"] / n
+        for poll in polls:
+            spans, cpus = got["results"][str(poll)]
+            print(f"executor, walk direct: {got['messages']} messages of 1 kB on {n} local ranks, poll={poll:g}: "
+                  f"{1e6 * statistics.median(spans) / per_rank:.0f} us per message per rank (median of {repeat}; "
+                  f"best {1e6 * min(spans) / per_rank:.0f}), CPU {1e6 * statistics.median(cpus) / per_rank:.1f} us "
+                  f"per message per rank, verified {got['problems'] == 0}")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--walk":
+        walk_rank(int(sys.argv[2]), int(sys.argv[3]), [float(x) for x in sys.argv[4:]])
+        sys.exit(0)
     main()
+    print(f"load average {os.getloadavg()[0]:.1f}")
     overhead(3)
+    direct(5)
+    print(f"load average {os.getloadavg()[0]:.1f}")

@@ -8,7 +8,7 @@ allreduce of the parameters and the reduce of the loss; ``app.py`` then
 runs its loop with ``collsched.mpi`` and with MPI's own collectives, and
 this prints the seconds each spent in the collectives and the speed-up.
 
-Run: ``.venv/bin/python examples/mpi_app/run.py [--size 1000000] [--steps 3] [--local]``.
+Run: ``.venv/bin/python examples/mpi_app/run.py [--size 1000000] [--steps 3] [--warmup 1] [--local]``.
 """
 
 import argparse
@@ -30,6 +30,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=1_000_000, help="bytes of the parameter vector")
     ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1, help="untimed steps of each loop first")
     ap.add_argument("--local", action="store_true", help="no emulation: local ranks")
     ap.add_argument("--plans", help="plan folder to reuse or write (default: a temporary one)")
     args = ap.parse_args()
@@ -44,10 +45,12 @@ def main() -> None:
     why = "--local" if args.local else emulation_unavailable()
     with (contextlib.nullcontext() if why else Emulation(p)) as net:
         out = run_script(p.hosts, str(HERE / "app.py"), ["--plans", folder, "--size", str(args.size),
-                                                         "--steps", str(args.steps)], emulation=net, timeout=900)
+                                                         "--steps", str(args.steps), "--warmup", str(args.warmup)],
+                          emulation=net, timeout=900)
     r = json.loads(out.strip().splitlines()[-1])
     where = "local ranks" if why else "the emulated two-switch network"
-    print(f"{r['ranks']} ranks on {where}, {r['steps']} steps of a {r['bytes']}-byte parameter vector: "
+    print(f"{r['ranks']} ranks on {where}, {r['steps']} steps (after {r['warmup']} untimed) of a "
+          f"{r['bytes']}-byte parameter vector: "
           f"collsched.mpi {r['collsched_seconds']:.3f} s, MPI's own {r['mpi_seconds']:.3f} s in the collectives: "
           f"speed-up {r['speedup']:.2f}x; same parameters: {r['same_parameters']}")
 
