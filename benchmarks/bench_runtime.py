@@ -10,11 +10,11 @@ the ratio of MPI's own call to each. Without emulation (not root) it runs on
 the local machine (shared memory), where only the verification and the
 executor's overhead mean anything.
 
-Last, the executor's own cost: a caterpillar all-to-all (8 rounds of it) of
-1 kB messages on local ranks, per message per rank: through ``cs.run_many``
-on 8 ranks (the makespan of the median repetition over the messages a rank
-sends; the issue's figure), then with the walk run directly on 8 and on 2
-ranks, for several ``poll`` values, giving both that figure (median of the
+Last, the executor's own cost: a caterpillar all-to-all of 1 kB messages on
+local ranks, per message per rank: through ``cs.run_many`` on 8 ranks, 8
+all-to-alls in a row (the makespan of the median repetition over the
+messages a rank sends; the issue's figure), then with the walk run directly
+on the same 8 ranks and on 2 ranks (200 all-to-alls), for several ``poll`` values, giving both that figure (median of the
 repetitions) and the CPU seconds a rank spent in its walk (Python and MPI,
 ``time.process_time``, mean over ranks) per message. On 8 ranks over 2
 cores the first is mostly the ranks waiting for a core; the second is what
@@ -127,14 +127,14 @@ def _caterpillar(n: int, count: int = 8):
     return p, c, cs.plan(p, c, algorithm="caterpillar").lower(p, c)
 
 
-def walk_rank(n: int, repeat: int, polls: list[float]) -> None:
+def walk_rank(n: int, count: int, repeat: int, polls: list[float]) -> None:
     """One rank of the direct measurement (this file run by mpirun with ``--walk``): prints rank 0's JSON line."""
     from mpi4py import MPI
 
     from collsched.runtime.execute import RankPlan, check_received, execute
 
     comm = MPI.COMM_WORLD
-    _, _, prog = _caterpillar(n)
+    _, _, prog = _caterpillar(n, count)
     plan = RankPlan(prog, comm.rank, tag_ub=int(comm.Get_attr(MPI.TAG_UB)))
     out, bad = {}, 0
     for poll in polls:
@@ -178,8 +178,8 @@ def direct(repeat: int) -> None:
     from collsched.mpi.emulated import run_script
 
     polls = [0.0, 2e-5, 2e-4]
-    for n in (8, 2):
-        text = run_script([f"h{i}" for i in range(n)], __file__, ["--walk", str(n), str(repeat)]
+    for n, count in ((8, 8), (2, 200)):
+        text = run_script([f"h{i}" for i in range(n)], __file__, ["--walk", str(n), str(count), str(repeat)]
                           + [str(x) for x in polls], timeout=600)
         got = json.loads(text.strip().splitlines()[-1])
         per_rank = got["messages"] / n
@@ -193,7 +193,7 @@ def direct(repeat: int) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--walk":
-        walk_rank(int(sys.argv[2]), int(sys.argv[3]), [float(x) for x in sys.argv[4:]])
+        walk_rank(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), [float(x) for x in sys.argv[5:]])
         sys.exit(0)
     main()
     print(f"load average {os.getloadavg()[0]:.1f}")
