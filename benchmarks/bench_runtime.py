@@ -20,7 +20,9 @@ repetitions) and the CPU seconds a rank spent in its walk (Python and MPI,
 cores the first is mostly the ranks waiting for a core; the second is what
 the executor itself costs.
 
-Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``.
+Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``
+(with ``PYTHONPATH`` set to another checkout's ``python/``, the executor lines measure that one: how the
+figures of docs/runtime.md compare two versions in one sitting).
 """
 
 from __future__ import annotations
@@ -141,12 +143,11 @@ def walk_rank(n: int, count: int, repeat: int, polls: list[float]) -> None:
         spans, cpus = [], []
         for rep in range(repeat + 1):  # the first is a warm-up
             store = _store(plan)
-            buffers = plan.buffers(rep)
+            made = {"buffers": plan.buffers(rep)} if hasattr(plan, "buffers") else {}  # an older collsched: in the run
             comm.Barrier()
             t0 = comm.bcast(time.perf_counter(), root=0)
             cpu = time.process_time()
-            _, end, received = execute(comm, plan, store=store, rep=rep, t0=t0, compute="real", poll=poll,
-                                       buffers=buffers)
+            _, end, received = execute(comm, plan, store=store, rep=rep, t0=t0, compute="real", poll=poll, **made)
             cpu = time.process_time() - cpu
             bad += len(check_received(plan, received, rep))
             span = comm.reduce(max(end.values(), default=0.0), op=MPI.MAX)
