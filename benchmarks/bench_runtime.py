@@ -14,11 +14,12 @@ Last, the executor's own cost: a caterpillar all-to-all of 1 kB messages on
 local ranks, per message per rank: through ``cs.run_many`` on 8 ranks, 8
 all-to-alls in a row (the makespan of the median repetition over the
 messages a rank sends; the issue's figure), then with the walk run directly
-on the same 8 ranks and on 2 ranks (200 all-to-alls), for several ``poll`` values, giving both that figure (median of the
-repetitions) and the CPU seconds a rank spent in its walk (Python and MPI,
-``time.process_time``, mean over ranks) per message. On 8 ranks over 2
-cores the first is mostly the ranks waiting for a core; the second is what
-the executor itself costs.
+on the same 8 ranks and on 2 ranks (200 all-to-alls), for several ``poll``
+values, giving both that figure (median of the repetitions) and the CPU
+seconds a rank spent in its walk per message (``time.process_time``, mean
+over ranks: Python and MPI, including MPI's spinning while a rank waits
+with ``poll=0``). On 8 ranks over 2 cores the first is mostly the ranks
+waiting for a core.
 
 Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``
 (with ``PYTHONPATH`` set to another checkout's ``python/``, the executor lines measure that one: how the

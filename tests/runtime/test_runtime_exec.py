@@ -150,7 +150,8 @@ def test_a_hung_rank_times_out_and_leaves_nothing(reduce4):
     message = str(info.value)
     lines, first = inspect.getsourcelines(worker._program_task)
     hang = first + next(k for k, line in enumerate(lines) if "time.sleep(1e6)" in line)
-    assert "\n" not in message and message.startswith("the MPI job (4 ranks, 1 tasks) did not finish within 8 s; ended ")
+    assert "\n" not in message
+    assert message.startswith("the MPI job (4 ranks, 1 tasks) did not finish within 8 s; ended ")
     assert f"rank 3 (h3) on host {socket.gethostname()}, in _program_task at worker.py:{hang}" in message
     assert "by SIGTERM: rank 0 (h0) on host " in message
     assert worker_processes() == []

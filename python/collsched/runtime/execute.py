@@ -106,7 +106,7 @@ class RankPlan(RankOps):
                        for i in self.ops if self.kind[i] in (SEND, RECV)}
 
     def buffers(self, rep: int) -> dict:
-        """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives are empty.
+        """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives empty.
 
         A send's header (what its pieces hold) is written into its buffer
         when it is posted; everything else is ready, so that the timed run
