@@ -414,7 +414,15 @@ class SparseLP:
         self.rhs = _fmpq_array(lp.rhs)
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(start, index, value)``: the matrix column-wise in doubles, rows increasing within a column."""
+        """``(start, index, value)``: the matrix column-wise in doubles, rows increasing within a column.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y")
+        >>> _ = lp.row({y: 1}, 1); _ = lp.row({x: 2, y: 3}, 1)
+        >>> [a.tolist() for a in SparseLP(lp).csc()]
+        [[0, 1, 3], [1, 0, 1], [2.0, 1.0, 3.0]]
+        """
         order = np.argsort(self.col, kind="stable")
         start = np.zeros(self.shape[1] + 1, dtype=np.int32)
         np.cumsum(np.bincount(self.col, minlength=self.shape[1]), out=start[1:])
