@@ -25,13 +25,15 @@ Targets: 1,000-node scatter under 10 s; 16-participant reduce under 10 s;
 issue 17: all-to-all of 64 hosts and reduce of 24 participants under 2 s,
 lowering at most 1 µs per operation.
 
-Run: ``.venv/bin/python benchmarks/bench_steady_state.py [--quick] [--only TEXT] [--lowering] [--count K]``
-(``--only`` keeps the cases whose name contains TEXT, e.g. ``"64 hosts"``).
+Run: ``.venv/bin/python benchmarks/bench_steady_state.py [--quick] [--only TEXT] [--lowering] [--count K] [--verbose]``
+(``--only`` keeps the cases whose name contains TEXT, e.g. ``"64 hosts"``; ``--verbose`` prints each case's exact
+throughput and a digest of its activities, which two versions of the code must agree on).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import time
 
@@ -49,8 +51,9 @@ TARGETS = {"scatter, Tiers-like ~1000 nodes": 10.0, "reduce, 16 participants": 1
            "reduce, 24 participants": 2.0, "all-to-all, 64 hosts (star)": 2.0}
 
 
-def run_case(name, p, c, count: int = 8, lowering: bool = False) -> float:
-    """Plan and lower one case; print one line (and the lowering's, with ``lowering``); return the end-to-end seconds."""
+def run_case(name, p, c, count: int = 8, lowering: bool = False, verbose: bool = False) -> float:
+    """Plan and lower one case; print one line (and the lowering's, with ``lowering``; the exact optimum and a digest
+    of the activities, with ``verbose``); return the end-to-end seconds."""
     series = cs.Series(c, count=count)
     t0, c0 = time.perf_counter(), time.process_time()
     s = steady_state(p, series, time_limit=600.0)
@@ -66,6 +69,10 @@ def run_case(name, p, c, count: int = 8, lowering: bool = False) -> float:
     verdict = "" if target is None else f"  (target < {target:g} s: {met} on wall time)"
     print(f"{name:34s} {len(p.nodes):5d} {rows:7d} {cols:8d} {nnz:9d}  {s.status.value:8s} "
           f"total {total:7.2f}s (CPU {cpu:7.2f}s) | {parts}{verdict}", flush=True)
+    if verbose:  # what two versions must agree on: the exact optimum, and a digest of the schedule's activities
+        digest = hashlib.sha256(repr(sorted((repr(k), str(v)) for k, v in s.activities.items())).encode()).hexdigest()
+        print(f"    throughput {s.throughput} ops/s, canonical optimum: {s.params.get('canonical')}, "
+              f"activities sha256 {digest[:16]}", flush=True)
     if lowering:
         lowering_case(p, s, series)
     return total
@@ -86,13 +93,13 @@ def lowering_case(p, s, series) -> None:
           f"programs equal: {fast == slow}; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
-def main(quick: bool = False, only: str = "", lowering: bool = False, count: int = 8) -> None:
+def main(quick: bool = False, only: str = "", lowering: bool = False, count: int = 8, verbose: bool = False) -> None:
     print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'case':34s} {'nodes':>5s} {'rows':>7s} {'columns':>8s} {'nonzeros':>9s}  status    seconds")
 
     def case(name, p, c):
         if only in name:
-            run_case(name, p, c, count, lowering)
+            run_case(name, p, c, count, lowering, verbose)
 
     for n, kw in TIERS.items():
         if quick and n > 100:
@@ -123,5 +130,6 @@ if __name__ == "__main__":
     ap.add_argument("--only", default="", help="the cases whose name contains this text")
     ap.add_argument("--lowering", action="store_true", help="also time the lowering both ways")
     ap.add_argument("--count", type=int, default=8, help="operations of each series")
+    ap.add_argument("--verbose", action="store_true", help="also print the exact optimum and a digest of the activities")
     args = ap.parse_args()
-    main(quick=args.quick, only=args.only, lowering=args.lowering, count=args.count)
+    main(quick=args.quick, only=args.only, lowering=args.lowering, count=args.count, verbose=args.verbose)
