@@ -383,6 +383,19 @@ class PeriodicSchedule(Schedule):
             numbered with and without phases); transfers and tasks of
             instances outside ``0 .. count - 1`` are left out.
 
+        Raises
+        ------
+        ScheduleError
+            If a slot names a node that is not a rank (:meth:`ranks`).
+
+        Notes
+        -----
+        Built column-wise with numpy
+        (:func:`~collsched.schedules.periodic_columns.periodic_program`):
+        the pattern is read once, then the work is O(operations) array
+        operations; the program is the one :func:`lower_with_builder` builds
+        through :class:`ProgramBuilder` (the tests compare them).
+
         Examples
         --------
         The relay of the module docstring, for 5 operations: 6 periods, the
