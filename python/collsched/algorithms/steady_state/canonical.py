@@ -245,7 +245,7 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
 
     def stage_objective(k: int) -> tuple:  # built only when needed (the first optimum is often proven unique)
         if k == 0:
-            return "busy time", {j: -Fraction(v) for j, v in busy.items() if v}
+            return "busy time", {j: -(v if type(v) is Fraction else Fraction(v)) for j, v in busy.items() if v}
         return f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()}
 
     stages = [("throughput", first.objective)]

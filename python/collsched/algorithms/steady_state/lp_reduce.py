@@ -228,7 +228,8 @@ def finish_rows(lp: LinearProgram, net: Network, busy: dict, compute: dict, port
     seconds: dict = {}
     for cols in list(busy.values()) + list(compute.values()):
         for j, sec in cols.items():
-            seconds[j] = seconds.get(j, 0) + sec
+            before = seconds.get(j)
+            seconds[j] = sec if before is None else before + sec  # most columns have one term: no addition
     return seconds
 
 
