@@ -130,6 +130,6 @@ if __name__ == "__main__":
     ap.add_argument("--only", default="", help="the cases whose name contains this text")
     ap.add_argument("--lowering", action="store_true", help="also time the lowering both ways")
     ap.add_argument("--count", type=int, default=8, help="operations of each series")
-    ap.add_argument("--verbose", action="store_true", help="also print the exact optimum and a digest of the activities")
+    ap.add_argument("--verbose", action="store_true", help="also print the exact optimum and the activities' digest")
     args = ap.parse_args()
     main(quick=args.quick, only=args.only, lowering=args.lowering, count=args.count, verbose=args.verbose)
