@@ -179,7 +179,8 @@ class LPSolution:
     reduced : numpy object array of flint.fmpq
         The reduced costs ``A^T y - c`` of the certificate, exact (empty
         unless certified): the optimal solutions are the feasible ``x`` that
-        are zero wherever it is positive.
+        are zero wherever it is positive. Not compared by ``==`` (``x``,
+        ``y`` and ``objective`` determine it).
 
     Examples
     --------
@@ -198,7 +199,7 @@ class LPSolution:
     recovery: str = ""
     unique: bool = False
     stages: tuple = ()
-    reduced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False)
+    reduced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False, compare=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
