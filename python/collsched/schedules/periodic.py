@@ -72,11 +72,12 @@ from typing import Mapping
 
 from ..errors import ScheduleError
 from .base import Schedule
+from .periodic_columns import periodic_program
 from .program import Program, ProgramBuilder
 from .trees import TreeSchedule
 from .values import Piece, Value, as_piece
 
-__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule", "PORTS"]
+__all__ = ["PeriodicTransfer", "PeriodicTask", "Slot", "PeriodicSchedule", "PORTS", "lower_with_builder"]
 
 #: The port models a periodic schedule is lowered under (see the module docstring).
 PORTS = ("one", "multi")
@@ -382,6 +383,19 @@ class PeriodicSchedule(Schedule):
             numbered with and without phases); transfers and tasks of
             instances outside ``0 .. count - 1`` are left out.
 
+        Raises
+        ------
+        ScheduleError
+            If a slot names a node that is not a rank (:meth:`ranks`).
+
+        Notes
+        -----
+        Built column-wise with numpy
+        (:func:`~collsched.schedules.periodic_columns.periodic_program`):
+        the pattern is read once, then the work is O(operations) array
+        operations; the program is the one :func:`lower_with_builder` builds
+        through :class:`ProgramBuilder` (the tests compare them).
+
         Examples
         --------
         The relay of the module docstring, for 5 operations: 6 periods, the
@@ -414,21 +428,60 @@ class PeriodicSchedule(Schedule):
         >>> cs.validate(p, c, s)
         """
         collective = self.answering(collective)
-        count = collective.count
-        b = ProgramBuilder(self.ranks(platform), denominator=self.denominator, name=self.algorithm)
-        chains = _Chains(self.denominator, self.ports)
-        q = self.ops_per_period
-        phased = bool(self.init or self.cleanup)
-        first = self.lag() if phased else 0
-        periods = self.periods_for(count)
-        for slot in self.init:
-            _emit(b, slot, 0, count, chains)
-        for p in range(periods):
-            for slot in self.slots:
-                _emit(b, slot, (p + first) * q, count, chains)
-        for slot in self.cleanup:
-            _emit(b, slot, periods * q if phased else 0, count, chains)
-        return b.build()
+        ranks = self.ranks(platform)
+        fast = periodic_program(self, ranks, collective.count)
+        return fast if fast is not None else lower_with_builder(self, platform, collective.count)
+
+
+def lower_with_builder(schedule: PeriodicSchedule, platform, count: int) -> Program:
+    """:meth:`PeriodicSchedule.lower` through :class:`ProgramBuilder`, one call per operation (the reference).
+
+    :meth:`PeriodicSchedule.lower` builds the same program column-wise
+    (:func:`~collsched.schedules.periodic_columns.periodic_program`); this
+    path is the slow, obvious one the tests compare it with, and the one
+    that reports a slot naming a node that is not a rank.
+
+    Parameters
+    ----------
+    schedule : PeriodicSchedule
+    platform : Platform
+    count : int
+        Operations of the series.
+
+    Returns
+    -------
+    Program
+
+    Raises
+    ------
+    ScheduleError
+        If a slot names a node that is not a rank of the program.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import collsched as cs
+    >>> from collsched.schedules.values import block
+    >>> s = PeriodicSchedule(period=Fraction(1, 1000),
+    ...                      slots=[Slot(Fraction(1, 1000), [PeriodicTransfer("h0", "h1", [block(0, 0, 1)], 1e3)])])
+    >>> p = cs.topologies.star(2)
+    >>> lower_with_builder(s, p, 3) == s.lower(p, cs.Series(cs.Scatter(source="h0", targets=["h1"], size=1e3), 3))
+    True
+    """
+    b = ProgramBuilder(schedule.ranks(platform), denominator=schedule.denominator, name=schedule.algorithm)
+    chains = _Chains(schedule.denominator, schedule.ports)
+    q = schedule.ops_per_period
+    phased = bool(schedule.init or schedule.cleanup)
+    first = schedule.lag() if phased else 0
+    periods = schedule.periods_for(count)
+    for slot in schedule.init:
+        _emit(b, slot, 0, count, chains)
+    for p in range(periods):
+        for slot in schedule.slots:
+            _emit(b, slot, (p + first) * q, count, chains)
+    for slot in schedule.cleanup:
+        _emit(b, slot, periods * q if phased else 0, count, chains)
+    return b.build()
 
 
 def _slot_pieces(slot: Slot):

@@ -68,7 +68,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...schedules.base import Status
-from .exact import LinearProgram, LPSolution, _highs, _run
+from .exact import LinearProgram, LPSolution, SparseLP, _highs, _run
 
 __all__ = ["solve_canonical", "tie_break_weights", "independent", "TIE_BREAKS"]
 
@@ -234,8 +234,9 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
     >>> sol.objective, sorted([sol.x[a], sol.x[b]]), sol.unique, [name for name, _ in sol.stages]
     (Fraction(1, 1), [Fraction(0, 1), Fraction(1, 1)], True, ['throughput', 'busy time', 'tie-break 1'])
     """
-    h, t_input = _highs(lp, time_limit)
-    first = _run(lp, h, {"input": t_input})
+    sparse = SparseLP(lp)  # the matrix once, for every stage's HiGHS model and certificate
+    h, t_input = _highs(lp, time_limit, sparse)
+    first = _run(lp, h, {"input": t_input}, sparse=sparse)
     if first.status is not Status.OPTIMAL:
         return first
     timings = dict(first.timings)
@@ -244,15 +245,15 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
 
     def stage_objective(k: int) -> tuple:  # built only when needed (the first optimum is often proven unique)
         if k == 0:
-            return "busy time", {j: -Fraction(v) for j, v in busy.items() if v}
+            return "busy time", {j: -(v if type(v) is Fraction else Fraction(v)) for j, v in busy.items() if v}
         return f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()}
 
     stages = [("throughput", first.objective)]
     sol, stage_lp, fixed = first, lp, set()
     unique = False
     for k in range(TIE_BREAKS + 2):
-        reduced = sol.reduced  # exact, from the stage's certificate
-        new = [j for j, d in enumerate(reduced) if d > 0 and j not in fixed]  # zero at every optimum of this stage
+        positive = np.flatnonzero(np.fromiter((d > 0 for d in sol.reduced), bool, n))  # exact: the certificate's
+        new = [j for j in positive.tolist() if j not in fixed]  # zero at every optimum of this stage
         fixed.update(new)
         unique = independent(lp.rows, (j for j in range(n) if j not in fixed))
         if unique or k == TIE_BREAKS + 1:
@@ -263,7 +264,7 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
             idx = np.array(sorted(new), dtype=np.int32)
             h.changeColsBounds(len(idx), idx, np.zeros(len(idx)), np.zeros(len(idx)))
         h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array([float(objective.get(j, 0)) for j in range(n)]))
-        nxt = _run(stage_lp, h, timings, frozenset(fixed))
+        nxt = _run(stage_lp, h, timings, frozenset(fixed), sparse)
         timings = dict(nxt.timings)
         if nxt.status is not Status.OPTIMAL:
             stages.append((name, f"{nxt.status.value}: {nxt.highs_status}"))

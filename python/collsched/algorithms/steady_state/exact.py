@@ -6,8 +6,9 @@ slack columns). HiGHS solves it in floating point; :func:`solve` then reads
 HiGHS's values and duals as nearby simple fractions and, when that guess
 fails the checks below, takes HiGHS's optimal basis and solves the basis
 system ``A_B x_B = b`` and the dual system ``A_B^T y = c_B`` in
-:class:`fractions.Fraction` (sparse Gaussian elimination). Either way it
-re-checks exactly
+python-flint's exact rationals (:class:`flint.fmpq`, sparse Gaussian
+elimination). Either way it re-checks exactly, on the matrix's coordinate
+arrays (:class:`SparseLP`, the arithmetic in C)
 
 * primal feasibility: ``A x = b`` row by row, ``x >= 0``;
 * dual feasibility: ``A^T y >= c`` column by column;
@@ -40,12 +41,13 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import flint
 import numpy as np
 
 from ...errors import CollschedError
 from ...schedules.base import Status
 
-__all__ = ["LinearProgram", "LPSolution", "solve", "solve_sparse", "SteadyStateError", "objective_of"]
+__all__ = ["LinearProgram", "LPSolution", "SparseLP", "solve", "solve_sparse", "SteadyStateError", "objective_of"]
 
 #: Extra HiGHS options (the benchmark tries solvers through it).
 _HIGHS_OPTIONS: dict = {}
@@ -63,7 +65,8 @@ class SteadyStateError(CollschedError):
     """
 
 
-_ONE, _MINUS_ONE = Fraction(1), Fraction(-1)
+_ONE, _MINUS_ONE, _ZERO = Fraction(1), Fraction(-1), Fraction(0)
+_ZERO_Q = flint.fmpq(0)
 
 
 def _fraction(v) -> Fraction:
@@ -173,10 +176,11 @@ class LPSolution:
     stages : tuple
         ``(name, exact objective)`` of each stage of
         :func:`~.canonical.solve_canonical` (empty from :func:`solve`).
-    reduced : list of Fraction
-        The reduced costs ``A^T y - c`` of the certificate (empty unless
-        certified): the optimal solutions are the feasible ``x`` that are
-        zero wherever it is positive.
+    reduced : numpy object array of flint.fmpq
+        The reduced costs ``A^T y - c`` of the certificate, exact (empty
+        unless certified): the optimal solutions are the feasible ``x`` that
+        are zero wherever it is positive. Not compared by ``==`` (``x``,
+        ``y`` and ``objective`` determine it).
 
     Examples
     --------
@@ -195,28 +199,30 @@ class LPSolution:
     recovery: str = ""
     unique: bool = False
     stages: tuple = ()
-    reduced: list = field(default_factory=list, repr=False)
+    reduced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False, compare=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
     """Solve the square system ``rows · x = rhs`` over the unknowns ``cols`` exactly.
 
-    Sparse Gaussian elimination in :class:`fractions.Fraction`, pivoting on
-    the shortest remaining row (flow bases are nearly triangular, so fill-in
-    stays small).
+    Sparse Gaussian elimination in exact rationals (:class:`fractions.Fraction`
+    or :class:`flint.fmpq`, as given: fmpq runs in C, many times faster),
+    pivoting on the shortest remaining row (flow bases are nearly
+    triangular, so fill-in stays small).
 
     Parameters
     ----------
     rows : list of dict
         ``{unknown: coefficient}``, one per equation (as many as ``cols``).
-    rhs : list of Fraction
+    rhs : list
+        Of the same kind of rationals as the coefficients.
     cols : list
         The unknowns.
 
     Returns
     -------
     dict
-        ``{unknown: Fraction}``.
+        ``{unknown: value}``.
 
     Raises
     ------
@@ -231,7 +237,7 @@ def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
     """
     if len(rows) != len(cols):
         raise CollschedError(f"exact basis system has {len(rows)} equations for {len(cols)} unknowns")
-    work = [(dict(r), Fraction(v)) for r, v in zip(rows, rhs)]
+    work = [(dict(r), Fraction(v) if isinstance(v, int) else v) for r, v in zip(rows, rhs)]
     col_rows: dict = {c: set() for c in cols}
     for i, (r, _) in enumerate(work):
         for c in r:
@@ -351,24 +357,122 @@ def _as_float(a: Fraction, name) -> float:
     return f
 
 
-def _highs(lp: LinearProgram, time_limit: float):
-    """A HiGHS instance holding ``lp`` (maximisation), and the seconds spent passing it."""
+class SparseLP:
+    """An LP's matrix as coordinate arrays (row-major, each row's entries in its dict's order), built once.
+
+    What HiGHS is given (floats, column-wise, in one call) and what the
+    exact checks compute with (:class:`flint.fmpq`, python-flint's exact
+    rationals, in numpy object arrays: the arithmetic runs in C).
+
+    Parameters
+    ----------
+    lp : LinearProgram
+
+    Attributes
+    ----------
+    row, col : int64 arrays
+        Per nonzero.
+    exact : object array of flint.fmpq
+        Per nonzero, the coefficient.
+    floats : float64 array
+        Per nonzero, the coefficient as a double (:func:`_as_float`'s checks).
+    rhs : object array of flint.fmpq
+    shape : (rows, columns)
+
+    Raises
+    ------
+    SteadyStateError
+        If a coefficient is out of floating-point range (the first one, in row order).
+
+    Examples
+    --------
+    >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y")
+    >>> _ = lp.row({x: Fraction(1, 3), y: 2}, 1)
+    >>> a = SparseLP(lp)
+    >>> a.row.tolist(), a.col.tolist(), [str(v) for v in a.exact], a.floats.tolist()[1]
+    ([0, 0], [0, 1], ['1/3', '2'], 2.0)
+    """
+
+    def __init__(self, lp: LinearProgram):
+        m, n = len(lp.rows), len(lp.names)
+        self.shape = (m, n)
+        counts = np.fromiter((len(r) for r in lp.rows), np.int64, m)
+        self.row = np.repeat(np.arange(m, dtype=np.int64), counts)
+        self.col = np.fromiter((j for r in lp.rows for j in r), np.int64, int(counts.sum()))
+        # few distinct coefficient objects (±1 are shared, a row's sizes and costs often are): convert each once
+        seen: dict = {}
+        coefs = [a for r in lp.rows for a in r.values()]
+        for a in coefs:
+            if id(a) not in seen:
+                seen[id(a)] = (_fmpq(a), _float_or_nan(a))
+        self.exact = np.empty(len(coefs), dtype=object)
+        self.exact[:] = [seen[id(a)][0] for a in coefs]
+        self.floats = np.fromiter((seen[id(a)][1] for a in coefs), np.float64, len(coefs))
+        bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            _as_float(coefs[k], lp.names[int(self.col[k])])  # raises, naming the column
+        self.rhs = _fmpq_array(lp.rhs)
+
+    def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(start, index, value)``: the matrix column-wise in doubles, rows increasing within a column.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y")
+        >>> _ = lp.row({y: 1}, 1); _ = lp.row({x: 2, y: 3}, 1)
+        >>> [a.tolist() for a in SparseLP(lp).csc()]
+        [[0, 1, 3], [1, 0, 1], [2.0, 1.0, 3.0]]
+        """
+        order = np.argsort(self.col, kind="stable")
+        start = np.zeros(self.shape[1] + 1, dtype=np.int32)
+        np.cumsum(np.bincount(self.col, minlength=self.shape[1]), out=start[1:])
+        return start, self.row[order].astype(np.int32), self.floats[order]
+
+
+def _fmpq(a):
+    """An exact rational (int, Fraction or fmpq) as a :class:`flint.fmpq`."""
+    if type(a) is Fraction:
+        return flint.fmpq(a.numerator, a.denominator)
+    if isinstance(a, flint.fmpq):
+        return a
+    a = Fraction(a)
+    return flint.fmpq(a.numerator, a.denominator)
+
+
+def _fmpq_array(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = [_ZERO_Q if not v else _fmpq(v) for v in values]
+    return out
+
+
+def _fraction_of(q) -> Fraction:
+    """A :class:`flint.fmpq` as a :class:`fractions.Fraction` (0 and ±1 shared)."""
+    if not q:
+        return _ZERO
+    p, d = int(q.p), int(q.q)
+    if d == 1:
+        return _ONE if p == 1 else _MINUS_ONE if p == -1 else Fraction(p)
+    return Fraction(p, d)
+
+
+def _float_or_nan(a) -> float:
+    try:
+        return float(a)
+    except OverflowError:
+        return math.inf
+
+
+def _highs(lp: LinearProgram, time_limit: float, sparse: SparseLP | None = None):
+    """A HiGHS instance holding ``lp`` (maximisation), and the seconds spent passing it (and building ``sparse``)."""
     import highspy
 
     from ..._highs import new_highs
 
     t0 = time.perf_counter()
     m, n = len(lp.rows), len(lp.names)
-    start = np.zeros(n + 1, dtype=np.int32)
-    cols: list[list] = [[] for _ in range(n)]
-    floats: dict = {}  # few distinct coefficients (±1, a size times a cost): convert each once
-    for i, r in enumerate(lp.rows):
-        for j, a in r.items():
-            f = floats.get(a)
-            if f is None:
-                f = floats[a] = _as_float(a, lp.names[j])
-            cols[j].append((i, f))
-    np.cumsum([len(c) for c in cols], out=start[1:])
+    sparse = SparseLP(lp) if sparse is None else sparse
+    start, index, value = sparse.csc()
     h = new_highs()  # silent: no banner on stdout (collsched._highs)
     h.setOptionValue("time_limit", float(time_limit))
     if n > 2000:  # interior point + crossover (an optimal basis) is much faster than simplex on the big LPs
@@ -386,8 +490,8 @@ def _highs(lp: LinearProgram, time_limit: float):
     model.sense_ = highspy.ObjSense.kMaximize
     model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     model.a_matrix_.start_ = start
-    model.a_matrix_.index_ = np.array([i for c in cols for i, _ in c], dtype=np.int32)
-    model.a_matrix_.value_ = np.array([a for c in cols for _, a in c])
+    model.a_matrix_.index_ = index
+    model.a_matrix_.value_ = value
     model.a_matrix_.num_col_, model.a_matrix_.num_row_ = n, m
     h.passModel(model)
     return h, time.perf_counter() - t0
@@ -418,15 +522,18 @@ def solve(lp: LinearProgram, *, time_limit: float = 60.0) -> LPSolution:
     >>> sol.status.value, sol.objective, sol.highs_status
     ('optimal', Fraction(1, 3), 'Optimal')
     """
-    h, t_input = _highs(lp, time_limit)
-    return _run(lp, h, {"input": t_input})
+    sparse = SparseLP(lp)
+    h, t_input = _highs(lp, time_limit, sparse)
+    return _run(lp, h, {"input": t_input}, sparse=sparse)
 
 
-def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset()) -> LPSolution:
+def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset(),
+         sparse: SparseLP | None = None) -> LPSolution:
     """Run HiGHS on the model it holds (``lp``, with the columns ``fixed`` at zero), then recover exactly."""
     import highspy
 
     m, n = len(lp.rows), len(lp.names)
+    sparse = SparseLP(lp) if sparse is None else sparse
     t_run = time.perf_counter()
     h.run()
     st = h.getModelStatus()
@@ -443,54 +550,81 @@ def _run(lp: LinearProgram, h, timings: dict, fixed: frozenset = frozenset()) ->
     basis = h.getBasis()
     basic = highspy.HighsBasisStatus.kBasic
     bcols = [j for j, s in enumerate(basis.col_status) if s == basic]  # fixed ones included: the basis is square
-    # first try: HiGHS's floats rounded to nearby simple fractions; kept only if the certificate holds
-    guess = _rounded(lp, h.getSolution(), [j for j in bcols if j not in fixed])
-    if guess is not None:
-        x, y = guess
+    cost = _fmpq_array([lp.objective.get(j, 0) for j in range(n)])
+    # first try: HiGHS's floats rounded to nearby simple fractions; kept only if the certificate holds (the duals
+    # are rounded only once the primal values pass, which is most of the certificate's time when they do not)
+    solution = h.getSolution()
+    x = _rounded_primal(lp, solution, [j for j in bcols if j not in fixed])
+    if x is not None and _primal_feasible(sparse, x, fixed):
+        y = _rounded_dual(solution)
         t2 = time.perf_counter()
-        reduced = _reduced_costs(lp, x, y, fixed)
+        reduced = _reduced_costs(lp, x, y, fixed, sparse, cost)
         if reduced is not None:
-            objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
-            timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
-            timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
-            return LPSolution(Status.OPTIMAL, x, y, objective, True, message, obj, timings, "rounded",
-                              reduced=reduced)
+            return _optimal(x, y, cost, reduced, message, obj, timings, "rounded", t1, t2)
     brows = {i for i, s in enumerate(basis.row_status) if s == basic}
     eq_rows = [i for i in range(m) if i not in brows]
-    bset = set(bcols)
-    sys_rows = [{j: a for j, a in lp.rows[i].items() if j in bset} for i in eq_rows]
-    xb = solve_sparse(sys_rows, [lp.rhs[i] for i in eq_rows], bcols)
-    x = [Fraction(0)] * n
-    for j, v in xb.items():
-        x[j] = v
+    is_eq = np.zeros(m, bool)
+    is_eq[eq_rows] = True
+    is_b = np.zeros(n, bool)
+    is_b[bcols] = True
+    sel = np.flatnonzero(is_eq[sparse.row] & is_b[sparse.col])
+    entries = list(zip(sparse.row[sel].tolist(), sparse.col[sel].tolist(), sparse.exact[sel]))
+    by_row: dict = {i: {} for i in eq_rows}
+    by_col: dict = {j: {} for j in bcols}
+    for i, j, a in entries:
+        by_row[i][j] = a
+        by_col[j][i] = a
+    xb = solve_sparse([by_row[i] for i in eq_rows], [sparse.rhs[i] for i in eq_rows], bcols)
+    x = np.full(n, _ZERO_Q, dtype=object)
+    x[bcols] = [xb[j] for j in bcols]
     # dual: A_B^T y = c_B over the non-basic rows (basic rows have y = 0)
-    trows: dict = {j: {} for j in bcols}
-    for i in eq_rows:
-        for j, a in lp.rows[i].items():
-            if j in bset:
-                trows[j][i] = a
-    yv = solve_sparse([trows[j] for j in bcols], [lp.objective.get(j, Fraction(0)) for j in bcols], eq_rows)
-    y = [Fraction(0)] * m
-    for i, v in yv.items():
-        y[i] = v
+    yv = solve_sparse([by_col[j] for j in bcols], [cost[j] for j in bcols], eq_rows)
+    y = np.full(m, _ZERO_Q, dtype=object)
+    y[eq_rows] = [yv[i] for i in eq_rows]
     t2 = time.perf_counter()
-    reduced = _reduced_costs(lp, x, y, fixed)
-    certified = reduced is not None
-    objective = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
+    reduced = _reduced_costs(lp, x, y, fixed, sparse, cost)
+    if reduced is None:
+        objective = _fraction_of(_dot(cost, x))
+        timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
+        timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
+        return LPSolution(Status.ERROR, [_fraction_of(v) for v in x], [_fraction_of(v) for v in y], objective, False,
+                          message, obj, timings, "basis")
+    return _optimal(x, y, cost, reduced, message, obj, timings, "basis", t1, t2)
+
+
+def _optimal(x, y, cost, reduced, message: str, obj: float, timings: dict, recovery: str, t1: float,
+             t2: float) -> LPSolution:
+    """The certified solution, in Fractions, with the recovery and certificate times added."""
+    objective = _fraction_of(_dot(cost, x))
+    xs, ys = [_fraction_of(v) for v in x], [_fraction_of(v) for v in y]
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
-    return LPSolution(Status.OPTIMAL if certified else Status.ERROR, x, y, objective, certified, message, obj, timings,
-                      "basis", reduced=reduced or [])
+    return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced)
+
+
+def _dot(a: np.ndarray, b: np.ndarray):
+    """``Σ a_i b_i`` over the entries where both are nonzero, exactly."""
+    both = np.flatnonzero(_nonzero(a) & _nonzero(b))
+    return sum((a[both] * b[both]).tolist(), _ZERO_Q) if len(both) else _ZERO_Q
+
+
+def _nonzero(a: np.ndarray) -> np.ndarray:
+    return np.fromiter((bool(v) for v in a), bool, len(a))
 
 
 #: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).
 ROUND_DENOMINATOR = 10**6
 
 
-def _rounded(lp: LinearProgram, solution, bcols: list):
-    """HiGHS's primal values of the basic columns and its row duals as nearby fractions, or None.
+def _near(v: float):
+    """``v`` as the nearest fraction of denominator at most :data:`ROUND_DENOMINATOR` (0 below 1e-12)."""
+    return _fmpq(Fraction(v).limit_denominator(ROUND_DENOMINATOR)) if abs(v) > 1e-12 else _ZERO_Q
 
-    A solution read this way is only a guess: :func:`_certify` accepts it
+
+def _rounded_primal(lp: LinearProgram, solution, bcols: list):
+    """HiGHS's primal values of the basic columns as nearby fractions (fmpq array), or None.
+
+    A solution read this way is only a guess: the certificate accepts it
     (then it is an exact optimum, whatever its origin) or the exact basis
     solve runs. Flow LPs on platforms with simple costs have simple optimal
     vertices, so the guess usually holds and saves the rational elimination.
@@ -498,14 +632,20 @@ def _rounded(lp: LinearProgram, solution, bcols: list):
     xs, ys = solution.col_value, solution.row_dual
     if len(xs) != len(lp.names) or len(ys) != len(lp.rows):
         return None
-    x = [Fraction(0)] * len(lp.names)
+    x = np.full(len(lp.names), _ZERO_Q, dtype=object)
     for j in bcols:
         v = xs[j]
         if v != v or abs(v) > 1e12:
             return None
-        x[j] = Fraction(v).limit_denominator(ROUND_DENOMINATOR) if abs(v) > 1e-12 else Fraction(0)
-    y = [Fraction(v).limit_denominator(ROUND_DENOMINATOR) if abs(v) > 1e-12 else Fraction(0) for v in ys]
-    return x, y
+        x[j] = _near(v)
+    return x
+
+
+def _rounded_dual(solution) -> np.ndarray:
+    """HiGHS's row duals as nearby fractions (fmpq array)."""
+    y = np.empty(len(solution.row_dual), dtype=object)
+    y[:] = [_near(v) for v in solution.row_dual]
+    return y
 
 
 def _certify(lp: LinearProgram, x: list, y: list, fixed=frozenset()) -> bool:
@@ -513,30 +653,43 @@ def _certify(lp: LinearProgram, x: list, y: list, fixed=frozenset()) -> bool:
     return _reduced_costs(lp, x, y, fixed) is not None
 
 
-def _reduced_costs(lp: LinearProgram, x: list, y: list, fixed=frozenset()):
-    """``A^T y - c`` when ``(x, y)`` is an exact certificate of optimality, else None.
+def _row_sums(keys: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
+    """``out[k] = Σ terms[keys == k]`` exactly (fmpq), ``keys`` sorted."""
+    out = np.full(size, _ZERO_Q, dtype=object)
+    if len(keys):
+        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+        out[keys[starts]] = np.add.reduceat(terms, starts)
+    return out
+
+
+def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset()) -> bool:
+    """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly."""
+    if any(v < 0 for v in x) or any(x[j] for j in fixed):
+        return False
+    on = np.flatnonzero(_nonzero(x)[sparse.col])  # row-major: the row keys stay sorted
+    ax = _row_sums(sparse.row[on], sparse.exact[on] * x[sparse.col[on]], sparse.shape[0])
+    return all(a == b for a, b in zip(ax.tolist(), sparse.rhs.tolist()))
+
+
+def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP | None = None, cost=None):
+    """``A^T y - c`` (fmpq array) when ``(x, y)`` is an exact certificate of optimality, else None.
 
     Columns in ``fixed`` are held at zero (upper bound 0): they must be zero
-    in ``x`` and their reduced cost may have any sign.
+    in ``x`` and their reduced cost may have any sign. ``x`` and ``y`` are
+    sequences of exact rationals (Fraction or fmpq).
     """
-    if any(v < 0 for v in x) or any(x[j] for j in fixed):
+    sparse = SparseLP(lp) if sparse is None else sparse
+    m, n = sparse.shape
+    x = x if isinstance(x, np.ndarray) else _fmpq_array(x)
+    y = y if isinstance(y, np.ndarray) else _fmpq_array(y)
+    cost = _fmpq_array([lp.objective.get(j, 0) for j in range(n)]) if cost is None else cost
+    if not _primal_feasible(sparse, x, fixed):
         return None
-    reduced = [-lp.objective.get(j, Fraction(0)) for j in range(len(x))]
-    nonzero = {j: v for j, v in enumerate(x) if v}
-    for i, r in enumerate(lp.rows):
-        total = Fraction(0)
-        for j, a in r.items():
-            v = nonzero.get(j)
-            if v is not None:
-                total += v if a == 1 else (-v if a == -1 else a * v)
-        if total != lp.rhs[i]:
-            return None
-        yi = y[i]
-        if yi:
-            for j, a in r.items():
-                reduced[j] += yi if a == 1 else (-yi if a == -1 else a * yi)
-    if any(d < 0 for j, d in enumerate(reduced) if j not in fixed):
+    on = np.flatnonzero(_nonzero(y)[sparse.row])
+    order = on[np.argsort(sparse.col[on], kind="stable")]
+    reduced = _row_sums(sparse.col[order], sparse.exact[order] * y[sparse.row[order]], n) - cost
+    free = np.ones(n, bool)
+    free[list(fixed)] = False
+    if any(d < 0 for d in reduced[free]):
         return None
-    primal = sum((lp.objective[j] * x[j] for j in lp.objective), Fraction(0))
-    dual = sum((b * v for b, v in zip(lp.rhs, y)), Fraction(0))
-    return reduced if primal == dual else None
+    return reduced if _dot(cost, x) == _dot(sparse.rhs, y) else None

@@ -166,33 +166,38 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
             busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
     ccol: dict = {}
     for i in platform.hosts:
+        weights: dict = {}  # task cost -> seconds on i: few distinct costs, each divided once
+        speed = net.speed[i]
         for k in range(N + 1):
             for m in range(k + 1, N + 1):
                 for l in range(k, m):
                     j = ccol[(i, k, l, m)] = lp.column(("cons", *tag, i, k, l, m))
-                    w = Fraction(reduce.task_cost_of(k, l, m)) / net.speed[i]
+                    cost = reduce.task_cost_of(k, l, m)
+                    w = weights.get(cost)
+                    if w is None:
+                        w = weights[cost] = Fraction(cost) / speed
                     if w:
                         compute.setdefault(i, {})[j] = w
     for i in net.nodes:
+        ins, outs = net.in_edges[i], net.out_edges[i]
         for k, m in intervals:
             if k == m and i == hosts_of[k]:
                 continue
+            # +1 for what enters (received, or combined here into [k..m]), -1 for what leaves (sent, or combined
+            # here into a larger interval)
+            terms = [scol.get((u, v, k, m)) for u, v in ins]
+            signs = [1] * len(terms)
+            terms += [scol.get((u, v, k, m)) for u, v in outs]
+            terms += [ccol.get((i, k, l, m)) for l in range(k, m)]
+            signs += [-1] * (len(terms) - len(signs) - (m - k)) + [1] * (m - k)
+            more = [ccol.get((i, k, m, n)) for n in range(m + 1, N + 1)] + [ccol.get((i, n, k - 1, m))
+                                                                          for n in range(0, k)]
+            terms += more
+            signs += [-1] * len(more)
             coefs: dict = {}
-
-            def add(key, table, sign):
-                if key in table:
-                    coefs[table[key]] = coefs.get(table[key], 0) + sign
-
-            for e in net.in_edges[i]:
-                add((e[0], e[1], k, m), scol, 1)
-            for e in net.out_edges[i]:
-                add((e[0], e[1], k, m), scol, -1)
-            for l in range(k, m):
-                add((i, k, l, m), ccol, 1)
-            for n in range(m + 1, N + 1):
-                add((i, k, m, n), ccol, -1)
-            for n in range(0, k):
-                add((i, n, k - 1, m), ccol, -1)
+            for j, sign in zip(terms, signs):
+                if j is not None:
+                    coefs[j] = coefs.get(j, 0) + sign
             if (k, m) == (0, N) and i == target:
                 coefs[tp] = Fraction(-1)
             if coefs:
@@ -223,7 +228,8 @@ def finish_rows(lp: LinearProgram, net: Network, busy: dict, compute: dict, port
     seconds: dict = {}
     for cols in list(busy.values()) + list(compute.values()):
         for j, sec in cols.items():
-            seconds[j] = seconds.get(j, 0) + sec
+            before = seconds.get(j)
+            seconds[j] = sec if before is None else before + sec  # most columns have one term: no addition
     return seconds
 
 
