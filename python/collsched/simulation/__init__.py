@@ -133,11 +133,7 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         collective = schedule_or_program.answering(collective)
     program = _program(platform, collective, schedule_or_program)
     _check_ranks(platform, program, model)
-    problem = _structure(program)
-    if problem is not None:
-        what, fix = _explain(program, model, *problem)
-        raise SimulationError(what, fix=fix)
-    dense = _dense(program)
+    dense = _checked(program, model)
     if backend == "simgrid":
         from . import simgrid
 
@@ -150,10 +146,8 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
     run = _engine(engine)
     tie = "fixed" if model.ties == "fixed" else int(seed)
     try:
-        columns = (np.ascontiguousarray(getattr(dense, name), dtype=np.int64)
-                   for name in ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx"))
         start, end, resource_busy, _, events, makespan = run(
-            len(dense.ranks), *columns, *table.arrays(), table.n_resources, table.capacities, tie=tie)
+            len(dense.ranks), *_columns(dense), *table.arrays(), table.n_resources, table.capacities, tie=tie)
     except _failures() as exc:
         code, details = exc.args
         what, fix = _explain(program, model, code, details)
@@ -224,6 +218,47 @@ def _check_ranks(platform: Platform, program: Program, model: Model) -> None:
         if name not in platform.nodes:
             raise SimulationError(f"program {program.name!r} has rank {name!r}, which is not a node of platform "
                                   f"{platform.name!r}", fix="build the program on this platform's hosts")
+
+
+def _columns(p: Program) -> list[np.ndarray]:
+    """The program's arrays as the core takes them (int64, contiguous; no copy if they already are)."""
+    return [np.ascontiguousarray(getattr(p, name), dtype=np.int64)
+            for name in ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")]
+
+
+def _checked(p: Program, model: Model) -> Program:
+    """The program with dense message ids, once checked well formed (else :class:`SimulationError`).
+
+    The common case costs one pass of the core's structure check (and one over
+    the sizes); only a program that fails it, or has sparse message ids, goes
+    through the vectorised :func:`_structure` (which names the fault) and
+    :func:`_dense`.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(2)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h0", "h1", [], size=1)
+    >>> prog = b.build()
+    >>> _checked(prog, cs.models.Fluid()) is prog
+    True
+    >>> _checked(dataclasses.replace(prog, op_peer=prog.op_peer * 0), cs.models.Fluid())
+    Traceback (most recent call last):
+    ...
+    collsched.simulation.SimulationError: program '' under Fluid(one_port=False, ties='fixed'): message 0: rank h0 op 0 (send msg 0 to h0) and rank h1 op 0 (recv msg 0 from h0) do not name each other
+    """
+    from .. import _core
+
+    size = p.op_size
+    sizes_ok = size.shape[0] == 0 or bool(np.all(size >= 0) and np.isfinite(size.max()))
+    if sizes_ok and _core.program_well_formed(len(p.ranks), *_columns(p)):
+        return p
+    problem = _structure(p)
+    if problem is not None:
+        what, fix = _explain(p, model, *problem)
+        raise SimulationError(what, fix=fix)
+    return _dense(p)
 
 
 def _structure(p: Program) -> tuple[str, dict] | None:
