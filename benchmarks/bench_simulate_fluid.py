@@ -108,7 +108,6 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
     from collsched import simulation as sim
     from collsched.schedules.trace import Trace
     from collsched.simulation.compile import Context
-    from collsched.simulation.routes import link_busy
 
     p, program = case(topology, n, mode)
     model = cs.models.Fluid()
@@ -126,7 +125,7 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
         table = timed("compile", lambda: model._compile(ctx))
         out = timed("core", lambda: _core.simulate(
             len(dense.ranks), *sim._columns(dense), *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
-        timed("results", lambda: (link_busy(p, dense, ctx.routes, ctx.pair), Trace.of_program(program, out[0], out[1])))
+        timed("results", lambda: (ctx.link_busy(), Trace.of_program(program, out[0], out[1])))
         timed("whole", lambda: cs.simulate(p, program, model=model))
     return best
 

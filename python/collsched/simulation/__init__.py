@@ -32,7 +32,6 @@ from ..schedules.validate import lower_any
 from . import models
 from .compile import Context
 from .models import Circuit, Fluid, Model, OnePort, PLogP
-from .routes import link_busy
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -154,7 +153,7 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         raise SimulationError(what, fix=fix) from None
     R = len(dense.ranks)
     rb = np.asarray(resource_busy)
-    busy = link_busy(platform, dense, ctx.routes, ctx.pair)
+    busy = ctx.link_busy()
     makespan = float(makespan)
     return SimResult(model=repr(model), makespan=makespan, throughput=_throughput(collective, makespan),
                      trace=Trace.of_program(program, start, end), send_busy=rb[0:3 * R:3], recv_busy=rb[1:3 * R:3],

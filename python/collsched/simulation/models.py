@@ -46,7 +46,7 @@ import numpy as np
 
 from .compile import Context, gather_rows
 from .plogp import PLogPParams, Piecewise
-from ..platform.routes import channels, sharing_codes
+from ..platform.routes import sharing_codes
 from .stages import DELAY, FLOW, HOLD, Part, Slot, StageTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -461,7 +461,7 @@ def _route_sets(ctx: Context, base: int, *, fat: bool = False) -> tuple[np.ndarr
     codes = sharing_codes(ctx.platform)[routes.hop_link]
     keep = (codes == 2) if fat else (codes != 2)
     owner = routes.hop_pair[keep]
-    ch = channels(ctx.platform, routes.hop_link, routes.hop_fwd)[keep]
+    ch = ctx.hop_channels[keep]
     span = 2 * max(len(routes.link_ids), 1)
     key = owner * span + ch          # sorted by pair already; a route rarely repeats a channel
     ordered = np.sort(key)
