@@ -95,10 +95,11 @@ def link_busy(platform: Platform, program: Program, routes: PairRoutes | None = 
 
 
 def busy_of_pairs(platform: Platform, routes: PairRoutes, pair: np.ndarray, size: np.ndarray,
-                  hop_channels: np.ndarray | None = None) -> np.ndarray:
+                  hop_channels: np.ndarray | None = None, hop_pair: np.ndarray | None = None) -> np.ndarray:
     """:func:`link_busy` from the messages' pairs in ``routes`` and their bytes.
 
-    ``hop_channels``: ``channels(platform, routes.hop_link, routes.hop_fwd)``, if already computed.
+    ``hop_channels`` (``channels(platform, routes.hop_link, routes.hop_fwd)``) and ``hop_pair``
+    (``routes.hop_pair``), if already computed.
 
     Examples
     --------
@@ -111,6 +112,7 @@ def busy_of_pairs(platform: Platform, routes: PairRoutes, pair: np.ndarray, size
     n_links = len(routes.link_ids)
     bytes_per_pair = np.bincount(pair, weights=size, minlength=routes.n_pairs)
     ch = channels(platform, routes.hop_link, routes.hop_fwd) if hop_channels is None else hop_channels
-    per_channel = np.bincount(ch, weights=bytes_per_pair[routes.hop_pair], minlength=2 * n_links)
+    per_channel = np.bincount(ch, weights=bytes_per_pair[routes.hop_pair if hop_pair is None else hop_pair],
+                              minlength=2 * n_links)
     _, bw = link_numbers(platform)
     return per_channel.reshape(n_links, 2).max(axis=1) / bw if n_links else np.zeros(0)
