@@ -142,6 +142,8 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         return dataclasses.replace(result, throughput=_throughput(collective, result.makespan))
     ctx = Context(dense, platform)
     table = model._compile(ctx)
+    busy = ctx.link_busy()
+    del ctx  # its routes and per-hop arrays are not needed while the core runs
     run = _engine(engine)
     tie = "fixed" if model.ties == "fixed" else int(seed)
     try:
@@ -153,7 +155,6 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         raise SimulationError(what, fix=fix) from None
     R = len(dense.ranks)
     rb = np.asarray(resource_busy)
-    busy = ctx.link_busy()
     makespan = float(makespan)
     return SimResult(model=repr(model), makespan=makespan, throughput=_throughput(collective, makespan),
                      trace=Trace.of_program(program, start, end), send_busy=rb[0:3 * R:3], recv_busy=rb[1:3 * R:3],
