@@ -252,7 +252,8 @@ def _checked(p: Program, model: Model) -> Program:
 
     size = p.op_size
     sizes_ok = size.shape[0] == 0 or bool(np.all(size >= 0) and np.isfinite(size.max()))
-    if sizes_ok and _core.program_well_formed(len(p.ranks), *_columns(p)):
+    well_formed = getattr(_core, "program_well_formed", None)  # None: an extension built before it (slower path)
+    if sizes_ok and well_formed is not None and well_formed(len(p.ranks), *_columns(p)):
         return p
     problem = _structure(p)
     if problem is not None:
