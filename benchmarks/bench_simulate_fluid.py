@@ -103,14 +103,11 @@ def ours(topology: str, n: int, mode: str, repeat: int) -> dict:
 
 def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
     """Best time of each phase of ``cs.simulate`` (the steps of its body, called one by one) and of the whole call."""
-    import numpy as np
-
     import collsched as cs
     from collsched import _core
     from collsched import simulation as sim
     from collsched.schedules.trace import Trace
     from collsched.simulation.compile import Context
-    from collsched.simulation.routes import link_busy
 
     p, program = case(topology, n, mode)
     model = cs.models.Fluid()
@@ -122,15 +119,13 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
         best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
         return out
 
-    names = ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")
     for _ in range(repeat):
-        dense = timed("check", lambda: (sim._structure(program), sim._dense(program))[1])
+        dense = timed("check", lambda: sim._checked(program, model))
         ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
         table = timed("compile", lambda: model._compile(ctx))
         out = timed("core", lambda: _core.simulate(
-            len(dense.ranks), *(np.ascontiguousarray(getattr(dense, k), dtype=np.int64) for k in names),
-            *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
-        timed("results", lambda: (link_busy(p, dense, ctx.routes, ctx.pair), Trace.of_program(program, out[0], out[1])))
+            len(dense.ranks), *sim._columns(dense), *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
+        timed("results", lambda: (ctx.link_busy(), Trace.of_program(program, out[0], out[1])))
         timed("whole", lambda: cs.simulate(p, program, model=model))
     return best
 

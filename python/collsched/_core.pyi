@@ -67,6 +67,20 @@ def simulate(
     :class:`SimulationFailed`.
     """
 
+def program_well_formed(
+    n_ranks: int,
+    op_rank: npt.NDArray[np.int64],
+    op_kind: npt.NDArray[np.int64],
+    op_peer: npt.NDArray[np.int64],
+    op_msg: npt.NDArray[np.int64],
+    dep_ptr: npt.NDArray[np.int64],
+    dep_idx: npt.NDArray[np.int64],
+) -> bool:
+    """Whether a program is well formed (the structure check of :func:`simulate`) with message ids ``0 .. M-1``.
+
+    False does not say what is wrong: the caller finds the fault itself.
+    """
+
 def shortest_path_trees(
     ptr: npt.NDArray[np.int64],
     node: npt.NDArray[np.int64],

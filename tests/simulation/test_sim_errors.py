@@ -161,3 +161,49 @@ def test_program_columns_of_other_integer_types_are_accepted():
     narrow = dataclasses.replace(prog, **{name: getattr(prog, name).astype(np.int32)
                                           for name in ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")})
     assert cs.simulate(p, narrow).makespan == cs.simulate(p, prog).makespan
+
+
+def _corruptions(prog):
+    """The program, and every copy with one field of one op changed to a value near its range's edges."""
+    yield "as built", prog
+    for name, values in (("op_rank", (-1, 3)), ("op_kind", (-1, 0, 1, 2, 3)), ("op_peer", (-1, 0, 2, 3)),
+                         ("op_msg", (-1, 0, 1, 2, 5, 99)), ("op_size", (-1.0, np.inf, np.nan, 0.0)),
+                         ("dep_idx", (-1, 0, 1, 2, 4))):
+        for i in range(getattr(prog, name).shape[0]):
+            for v in values:
+                col = getattr(prog, name).copy()
+                col[i] = v
+                yield f"{name}[{i}] = {v}", dataclasses.replace(prog, **{name: col})
+
+
+def test_the_core_structure_check_agrees_with_the_python_one():
+    """``_checked`` takes the core's check as the fast path: every program it lets through must be one the
+    vectorised check finds no fault in, with dense ids (so nothing is renumbered), and every program it does not
+    must end exactly as the vectorised check and renumbering say."""
+    from collsched import _core
+    from collsched import simulation as sim
+
+    p = cs.topologies.star(3)
+    b = cs.ProgramBuilder(p.hosts)
+    b.send("h0", "h1", [], size=10)
+    b.send("h0", "h2", [], size=20)
+    b.send("h1", "h2", [], size=30)
+    b.compute("h2", [], None, cost=5)
+    model = Fluid()
+    seen = {True: 0, False: 0}
+    for what, prog in _corruptions(b.build()):
+        fast = bool(np.all(prog.op_size >= 0) and np.isfinite(prog.op_size.max())
+                    and _core.program_well_formed(len(prog.ranks), *sim._columns(prog)))
+        seen[fast] += 1
+        problem = sim._structure(prog)
+        if fast:
+            assert problem is None and sim._dense(prog) is prog, what
+            assert sim._checked(prog, model) is prog, what
+        elif problem is not None:
+            with pytest.raises(SimulationError) as err:
+                sim._checked(prog, model)
+            assert str(err.value).startswith(sim._explain(prog, model, *problem)[0]), what
+        else:  # well formed, sparse ids: renumbered
+            dense = sim._checked(prog, model)
+            assert dense.op_msg.tolist() == sim._dense(prog).op_msg.tolist(), what
+    assert seen[True] > 1 and seen[False] > 1, seen

@@ -84,3 +84,30 @@ def test_fast_paths_match_the_routing(fast_routes, p):
     assert fast is not None
     ptr, link, fwd = R._routes_one_by_one(p, p.hosts, src, dst)
     assert np.array_equal(fast[0], ptr) and np.array_equal(fast[1], link) and np.array_equal(fast[2], fwd)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_repeated_channels_are_found_without_a_sort(seed):
+    """``_repeats`` (compare each hop with the ``longest - 1`` before it) answers as a sort of every key does."""
+    from collsched.simulation.models import _repeats
+
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        lengths = rng.integers(0, 6, size=rng.integers(1, 8))
+        longest = int(lengths.max())
+        keys = np.concatenate([100 * pair + rng.integers(0, 2 * max(k, 1), size=k)
+                               for pair, k in enumerate(lengths)]).astype(np.int64)
+        ordered = np.sort(keys)
+        assert _repeats(keys, longest) == bool(np.any(ordered[1:] == ordered[:-1])), (keys, longest)
+
+
+def test_link_busy_from_the_context_is_the_function_s():
+    from collsched.simulation.compile import Context
+
+    p = cs.topologies.fat_tree(3, 3)
+    b = cs.ProgramBuilder(p.hosts)
+    for i, a in enumerate(p.hosts):
+        b.send(a, p.hosts[(i * 4 + 1) % len(p.hosts)], [], size=10 * (i + 1))
+    prog = b.build()
+    ctx = Context(prog, p)
+    assert ctx.link_busy().tolist() == link_busy(p, prog).tolist()

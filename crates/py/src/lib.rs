@@ -164,6 +164,39 @@ fn validate_program(
     result.map_err(|e| invalid(py, e))
 }
 
+/// Whether a column-wise program (without pieces) is well formed with dense message ids `0 .. M-1`.
+///
+/// True when the core's structure check passes and every id below the largest has its send and its
+/// receive; False otherwise (the caller then finds the fault itself). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (n_ranks, op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx))]
+#[allow(clippy::too_many_arguments)]
+fn program_well_formed(
+    py: Python<'_>,
+    n_ranks: usize,
+    op_rank: PyReadonlyArray1<i64>,
+    op_kind: PyReadonlyArray1<i64>,
+    op_peer: PyReadonlyArray1<i64>,
+    op_msg: PyReadonlyArray1<i64>,
+    dep_ptr: PyReadonlyArray1<i64>,
+    dep_idx: PyReadonlyArray1<i64>,
+) -> PyResult<bool> {
+    let no_pieces = vec![0i64; op_rank.len()? + 1];
+    let view = ProgramView {
+        n_ranks,
+        op_rank: op_rank.as_slice()?,
+        op_kind: op_kind.as_slice()?,
+        op_peer: op_peer.as_slice()?,
+        op_msg: op_msg.as_slice()?,
+        dep_ptr: dep_ptr.as_slice()?,
+        dep_idx: dep_idx.as_slice()?,
+        piece_ptr: &no_pieces,
+        pieces: &[],
+        denominator: 1,
+    };
+    Ok(py.detach(|| view.check().is_ok_and(|c| c.send_of_msg.iter().all(|&s| s != usize::MAX))))
+}
+
 type SimArrays<'py> = (
     Bound<'py, PyArray1<f64>>,
     Bound<'py, PyArray1<f64>>,
@@ -285,6 +318,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationFailed", m.py().get_type::<SimulationFailed>())?;
     m.add_function(wrap_pyfunction!(validate_program, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(program_well_formed, m)?)?;
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
     m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
     m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;

@@ -32,7 +32,6 @@ from ..schedules.validate import lower_any
 from . import models
 from .compile import Context
 from .models import Circuit, Fluid, Model, OnePort, PLogP
-from .routes import link_busy
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -133,11 +132,7 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         collective = schedule_or_program.answering(collective)
     program = _program(platform, collective, schedule_or_program)
     _check_ranks(platform, program, model)
-    problem = _structure(program)
-    if problem is not None:
-        what, fix = _explain(program, model, *problem)
-        raise SimulationError(what, fix=fix)
-    dense = _dense(program)
+    dense = _checked(program, model)
     if backend == "simgrid":
         from . import simgrid
 
@@ -147,20 +142,19 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         return dataclasses.replace(result, throughput=_throughput(collective, result.makespan))
     ctx = Context(dense, platform)
     table = model._compile(ctx)
+    busy = ctx.link_busy()
+    del ctx  # its routes and per-hop arrays are not needed while the core runs
     run = _engine(engine)
     tie = "fixed" if model.ties == "fixed" else int(seed)
     try:
-        columns = (np.ascontiguousarray(getattr(dense, name), dtype=np.int64)
-                   for name in ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx"))
         start, end, resource_busy, _, events, makespan = run(
-            len(dense.ranks), *columns, *table.arrays(), table.n_resources, table.capacities, tie=tie)
+            len(dense.ranks), *_columns(dense), *table.arrays(), table.n_resources, table.capacities, tie=tie)
     except _failures() as exc:
         code, details = exc.args
         what, fix = _explain(program, model, code, details)
         raise SimulationError(what, fix=fix) from None
     R = len(dense.ranks)
     rb = np.asarray(resource_busy)
-    busy = link_busy(platform, dense, ctx.routes, ctx.pair)
     makespan = float(makespan)
     return SimResult(model=repr(model), makespan=makespan, throughput=_throughput(collective, makespan),
                      trace=Trace.of_program(program, start, end), send_busy=rb[0:3 * R:3], recv_busy=rb[1:3 * R:3],
@@ -224,6 +218,48 @@ def _check_ranks(platform: Platform, program: Program, model: Model) -> None:
         if name not in platform.nodes:
             raise SimulationError(f"program {program.name!r} has rank {name!r}, which is not a node of platform "
                                   f"{platform.name!r}", fix="build the program on this platform's hosts")
+
+
+def _columns(p: Program) -> list[np.ndarray]:
+    """The program's arrays as the core takes them (int64, contiguous; no copy if they already are)."""
+    return [np.ascontiguousarray(getattr(p, name), dtype=np.int64)
+            for name in ("op_rank", "op_kind", "op_peer", "op_msg", "dep_ptr", "dep_idx")]
+
+
+def _checked(p: Program, model: Model) -> Program:
+    """The program with dense message ids, once checked well formed (else :class:`SimulationError`).
+
+    The common case costs one pass of the core's structure check (and one over
+    the sizes); only a program that fails it, or has sparse message ids, goes
+    through the vectorised :func:`_structure` (which names the fault) and
+    :func:`_dense`.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(2)
+    >>> b = cs.ProgramBuilder(p.hosts)
+    >>> _ = b.send("h0", "h1", [], size=1)
+    >>> prog = b.build()
+    >>> _checked(prog, cs.models.Fluid()) is prog
+    True
+    >>> _checked(dataclasses.replace(prog, op_peer=prog.op_peer * 0), cs.models.Fluid())
+    Traceback (most recent call last):
+    ...
+    collsched.simulation.SimulationError: program '' under Fluid(one_port=False, ties='fixed'): message 0: rank h0 op 0 (send msg 0 to h0) and rank h1 op 0 (recv msg 0 from h0) do not name each other
+    """
+    from .. import _core
+
+    size = p.op_size
+    sizes_ok = size.shape[0] == 0 or bool(np.all(size >= 0) and np.isfinite(size.max()))
+    well_formed = getattr(_core, "program_well_formed", None)  # None: an extension built before it (slower path)
+    if sizes_ok and well_formed is not None and well_formed(len(p.ranks), *_columns(p)):
+        return p
+    problem = _structure(p)
+    if problem is not None:
+        what, fix = _explain(p, model, *problem)
+        raise SimulationError(what, fix=fix)
+    return _dense(p)
 
 
 def _structure(p: Program) -> tuple[str, dict] | None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..schedules.program import COMPUTE
-from .routes import PairRoutes, message_endpoints, pair_routes, unique_pairs
+from .routes import PairRoutes, busy_of_pairs, channels, message_endpoints, pair_routes, sharing_codes, unique_pairs
 from .stages import HOLD, Part, Slot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,6 +103,36 @@ class Context:
     def routes(self) -> PairRoutes:
         """Routes of the distinct (src, dst) pairs (computed on first use)."""
         return pair_routes(self.platform, self.program.ranks, *self._pair_ends)
+
+    @cached_property
+    def hop_channels(self) -> np.ndarray:
+        """The channel of each hop of :attr:`routes` (``channels(platform, hop_link, hop_fwd)``, computed once)."""
+        return channels(self.platform, self.routes.hop_link, self.routes.hop_fwd)
+
+    @cached_property
+    def hop_pair(self) -> np.ndarray:
+        """The pair of each hop of :attr:`routes` (computed once)."""
+        return self.routes.hop_pair
+
+    @cached_property
+    def hop_codes(self) -> np.ndarray:
+        """The sharing code of each hop's link (:func:`~collsched.platform.routes.sharing_codes`; 2: fatpipe)."""
+        return sharing_codes(self.platform)[self.routes.hop_link]
+
+    def link_busy(self) -> np.ndarray:
+        """Per platform link, bytes carried / bandwidth (:func:`~collsched.simulation.routes.link_busy`).
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> p = cs.topologies.star(3, bandwidth=100.0)
+        >>> b = cs.ProgramBuilder(p.hosts)
+        >>> _ = b.send("h0", "h1", [], size=50)
+        >>> _ = b.send("h2", "h1", [], size=150)
+        >>> Context(b.build(), p).link_busy().tolist()
+        [0.5, 2.0, 1.5]
+        """
+        return busy_of_pairs(self.platform, self.routes, self.pair, self.size, self.hop_channels, self.hop_pair)
 
     @property
     def msg_latency(self) -> np.ndarray:

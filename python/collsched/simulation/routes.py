@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..platform import Platform
     from ..schedules.program import Program
 
-__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_busy", "message_endpoints", "unique_pairs"]
+__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_busy", "busy_of_pairs", "message_endpoints",
+           "unique_pairs"]
 
 _I = np.int64
 
@@ -90,9 +91,28 @@ def link_busy(platform: Platform, program: Program, routes: PairRoutes | None = 
     if routes is None or pair is None:
         pair, ps, pd = unique_pairs(src, dst, len(program.ranks))
         routes = pair_routes(platform, program.ranks, ps, pd)
+    return busy_of_pairs(platform, routes, pair, size)
+
+
+def busy_of_pairs(platform: Platform, routes: PairRoutes, pair: np.ndarray, size: np.ndarray,
+                  hop_channels: np.ndarray | None = None, hop_pair: np.ndarray | None = None) -> np.ndarray:
+    """:func:`link_busy` from the messages' pairs in ``routes`` and their bytes.
+
+    ``hop_channels`` (``channels(platform, routes.hop_link, routes.hop_fwd)``) and ``hop_pair``
+    (``routes.hop_pair``), if already computed.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3, bandwidth=100.0)
+    >>> r = pair_routes(p, p.hosts, [0, 2], [1, 1])
+    >>> busy_of_pairs(p, r, np.array([0, 1, 1]), np.array([50.0, 100.0, 50.0])).tolist()
+    [0.5, 2.0, 1.5]
+    """
     n_links = len(routes.link_ids)
     bytes_per_pair = np.bincount(pair, weights=size, minlength=routes.n_pairs)
-    ch = channels(platform, routes.hop_link, routes.hop_fwd)
-    per_channel = np.bincount(ch, weights=bytes_per_pair[routes.hop_pair], minlength=2 * n_links)
+    ch = channels(platform, routes.hop_link, routes.hop_fwd) if hop_channels is None else hop_channels
+    per_channel = np.bincount(ch, weights=bytes_per_pair[routes.hop_pair if hop_pair is None else hop_pair],
+                              minlength=2 * n_links)
     _, bw = link_numbers(platform)
     return per_channel.reshape(n_links, 2).max(axis=1) / bw if n_links else np.zeros(0)
