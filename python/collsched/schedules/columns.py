@@ -125,19 +125,11 @@ def exchange_blocks(platform, collective) -> tuple[np.ndarray, np.ndarray, np.nd
     base = collective.base
     if base.kind not in ("alltoall", "alltomany"):
         return None
-    messages = base.messages()
-    index = {h: i for i, h in enumerate(platform.hosts)}
-    try:
-        src = np.array([index[s] for s, _, _ in messages], dtype=np.int64)
-        dst = np.array([index[r] for _, r, _ in messages], dtype=np.int64)
-    except KeyError:  # not a host: the platform's own error, for the first such message
-        for s, r, _ in messages:
-            platform.host_index(s)
-        for s, r, _ in messages:
-            platform.host_index(r)
-        raise
+    src, dst, _ = base.message_columns(platform)  # not a host: the platform's own error
     count = collective.count
-    return np.tile(src, count), np.tile(dst, count), np.repeat(np.arange(count, dtype=np.int64), len(messages))
+    if count == 1:
+        return src, dst, np.zeros(src.shape[0], dtype=np.int64)
+    return np.tile(src, count), np.tile(dst, count), np.repeat(np.arange(count, dtype=np.int64), src.shape[0])
 
 
 class _Columns:
