@@ -89,3 +89,20 @@ def test_step_program_with_idle_ranks_and_uneven_steps(monkeypatch):
     for sync in SYNC_MODES:
         fast = columns.step_program(tiled(s.steps, 1), p, c, sync, denominator=1, name="uneven")
         assert fast == _builder_program(s, p, c, sync, monkeypatch), sync
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_steps_lower_to_the_builders_program(seed, monkeypatch):
+    # idle ranks, ranks busy several times in a step, steps of one transfer, ranks counts not powers of two
+    rng = np.random.default_rng(seed)
+    p = cs.topologies.star(int(rng.integers(2, 8)))
+    c = cs.AllToAll(senders=p.hosts, size=rng.choice([1e3, 2e3], size=(len(p.hosts),) * 2))
+    pairs = [(a, b) for a in p.hosts for b in p.hosts if a != b]
+    order = rng.permutation(len(pairs))
+    cuts = np.sort(rng.choice(np.arange(1, len(pairs)), size=min(len(pairs) - 1, int(rng.integers(1, 6))),
+                              replace=False))
+    steps = [[pairs[i] for i in chunk] for chunk in np.split(order, cuts)]
+    s = StepSchedule.from_pairs(steps, algorithm="random")
+    for sync in SYNC_MODES:
+        fast = columns.step_program(tiled(s.steps, 1), p, c, sync, denominator=1, name="random")
+        assert fast == _builder_program(s, p, c, sync, monkeypatch), sync

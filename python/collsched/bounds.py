@@ -396,7 +396,8 @@ def _step_link_time(platform, step, src, dst, size, n_steps: int) -> np.ndarray:
     keep = sharing_codes(platform)[routes.hop_link] != 2
     chan = channels(platform, routes.hop_link, routes.hop_fwd)[keep]
     owner = routes.hop_pair[keep]
-    key = np.unique(owner * n_channels + chan)  # (transfer, channel), each once
+    key = np.sort(owner * n_channels + chan)  # (transfer, channel), each once: sorted, repeats dropped
+    key = key[np.concatenate(([True], key[1:] != key[:-1]))] if key.shape[0] else key
     owner, chan = np.divmod(key, n_channels)
     load = np.bincount(step[owner] * n_channels + chan, weights=size[owner], minlength=n_steps * n_channels)
     _, bandwidth = link_numbers(platform)
