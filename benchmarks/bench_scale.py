@@ -95,7 +95,7 @@ def lowering_case(n: int) -> None:
         start = time.perf_counter()
         fast = objects.lower(p, c, sync=sync)
         t_fast = time.perf_counter() - start
-        direct, columns._direct = columns._direct, lambda *args: None
+        direct, columns._direct = columns._direct, lambda *args, **kwargs: None
         try:
             start = time.perf_counter()
             slow = objects.lower(p, c, sync=sync)

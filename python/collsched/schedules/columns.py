@@ -24,9 +24,10 @@ Examples
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .direct_sync import _interleave, synced_steps
 from .program import RECV, SEND, Program, _frozen
 from .values import BLOCK
 
@@ -172,6 +173,49 @@ class _Columns:
                        piece_ptr=_frozen(piece_ptr), pieces=_frozen(rows.reshape(-1, 6)), name=name)
 
 
+class _Done:
+    """Per rank, a sorted set of operation ids (CSR): what the rank's next operations wait for."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.ptr = np.zeros(n + 1, np.int64)
+        self.idx = np.zeros(0, np.int64)
+
+    def gather(self, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each rank of ``ranks``: how many ids, and all of them concatenated."""
+        start = self.ptr[ranks]
+        count = self.ptr[ranks + 1] - start
+        total = int(count.sum())
+        if total == 0:
+            return count, np.zeros(0, np.int64)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        return count, self.idx[np.repeat(start, count) + offsets]
+
+    def set(self, rank: np.ndarray, ops: np.ndarray, *, keep_idle: bool) -> None:
+        """Each rank's ids become its ``ops``; a rank without any keeps its old ids (``keep_idle``) or has none."""
+        if keep_idle:
+            idle = np.bincount(rank, minlength=self.n) == 0
+            old_rank = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.ptr))
+            kept = idle[old_rank]
+            rank = np.concatenate([rank, old_rank[kept]])
+            ops = np.concatenate([ops, self.idx[kept]])
+        order = np.lexsort((ops, rank))
+        self.idx = ops[order]
+        self.ptr = np.zeros(self.n + 1, np.int64)
+        np.cumsum(np.bincount(rank, minlength=self.n), out=self.ptr[1:])
+
+
+def _interleave(*arrays: np.ndarray) -> np.ndarray:
+    """``a0[0], a1[0], ..., a0[1], a1[1], ...``."""
+    k = len(arrays)
+    if any(np.ndim(a) != 1 for a in arrays):
+        return np.stack(arrays, axis=1).reshape(-1)
+    out = np.empty(k * len(arrays[0]), dtype=np.result_type(*arrays))
+    for i, a in enumerate(arrays):
+        out[i::k] = a
+    return out
+
+
 def _ragged_interleave(counts: list[np.ndarray], flats: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per-op dependency lists of several op columns interleaved as :func:`_interleave` orders the ops."""
     count = _interleave(*counts)
@@ -192,6 +236,51 @@ def _one(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each op waits for one id (``ids``), or for nothing where ``ids`` is negative."""
     has = ids >= 0
     return has.astype(np.int64), ids[has]
+
+
+@functools.lru_cache(maxsize=8)
+def _barrier_rounds(n: int) -> tuple:
+    """The dissemination barrier among ``n`` ranks as columns, op ids relative to its first op.
+
+    Returns the columns of every round (rank, kind, peer, message offset),
+    the dependencies of the rounds after the first (per op, relative ids;
+    round 0 waits for what each rank did before), and each rank's two ops
+    of the last round (sorted, relative).
+    """
+    ranks = np.arange(n, dtype=np.int64)
+    dists = [1 << j for j in range(max(0, (n - 1).bit_length()))]
+    rank, peer, msg, count, deps = [], [], [], [], []
+    last = None
+    for j, dist in enumerate(dists):
+        base = 2 * n * j
+        to = (ranks + dist) % n
+        rank.append(_interleave(ranks, to))
+        peer.append(_interleave(to, ranks))
+        msg.append(np.repeat(n * j + ranks, 2))
+        if last is not None:  # after round 0 each rank waits for its send and its receive of the round before
+            count.append(np.full(2 * n, 2, np.int64))
+            deps.append(_interleave(last[ranks], last[to]).reshape(-1))
+        last = np.sort(np.stack([base + 2 * ranks, base + 2 * ((ranks - dist) % n) + 1], axis=1), axis=1)
+    cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
+    return (cat(rank), np.tile([SEND, RECV], n * len(dists)), cat(peer), cat(msg), cat(count), cat(deps),
+            last, len(dists))
+
+
+def _barrier(cols: _Columns, done: _Done, n: int) -> None:
+    """A dissemination barrier (:func:`collsched.schedules.steps.add_barrier`); updates ``done``."""
+    rank, kind, peer, msg, count, deps, last, rounds = _barrier_rounds(n)
+    if rounds == 0:
+        return
+    base = cols.n
+    ranks = np.arange(n, dtype=np.int64)
+    send_count, send_deps = done.gather(ranks)
+    recv_count, recv_deps = done.gather((ranks + 1) % n)
+    first_count, first_deps = _ragged_interleave([send_count, recv_count], [send_deps, recv_deps])
+    cols.add(rank, kind, peer, cols.messages + msg, np.zeros(len(rank)), np.concatenate([first_count, count]),
+             np.concatenate([first_deps, base + deps]), np.zeros(len(rank), bool))
+    cols.messages += n * rounds
+    done.ptr = 2 * np.arange(n + 1, dtype=np.int64)
+    done.idx = (base + last).reshape(-1)
 
 
 def _rows(src, dst, inst, start, end) -> np.ndarray:
@@ -312,12 +401,50 @@ def direct_step_program(step, src, dst, inst, n_steps: int, platform, collective
 
 def _step_columns(step, src, dst, inst, size, start, end, n_steps: int, platform, sync: str, denominator: int,
                   name: str) -> Program:
+    n = len(platform.hosts)
     cols = _Columns()
     if sync == "post_all":
         _in_order(cols, src, dst, size)
     else:
-        cols.add(*synced_steps(step, src, dst, size, n_steps, len(platform.hosts), sync))
+        bounds = np.searchsorted(step, np.arange(n_steps + 1))
+        done = _Done(n)
+        for k in range(n_steps):
+            if sync == "barrier" and k > 0:
+                _barrier(cols, done, n)
+            lo, hi = bounds[k], bounds[k + 1]
+            _step(cols, done, src[lo:hi], dst[lo:hi], size[lo:hi], sync)
     return cols.program(platform.hosts, denominator, name, _rows(src, dst, inst, start, end))
+
+
+def _step(cols: _Columns, done: _Done, s, d, z, sync: str) -> None:
+    """One step's transfers under ``barrier`` or ``ready``; updates ``done`` (a rank without any keeps its own)."""
+    m = len(s)
+    base = cols.n
+    j = np.arange(m, dtype=np.int64)
+    src_count, src_deps = done.gather(s)
+    dst_count, dst_deps = done.gather(d)
+    if sync == "ready":
+        # per transfer: ready signal dst -> src (send on dst, recv on src), then the message src -> dst
+        ready_recv = base + 4 * j + 1
+        count, deps = _ragged_interleave([dst_count, src_count, np.ones(m, np.int64), dst_count],
+                                         [dst_deps, src_deps, ready_recv, dst_deps])
+        signal, message = cols.messages + 2 * j, cols.messages + 2 * j + 1
+        zero = np.zeros(m)
+        cols.add(_interleave(d, s, s, d), np.tile([SEND, RECV, SEND, RECV], m), _interleave(s, d, d, s),
+                 _interleave(signal, signal, message, message), _interleave(zero, zero, z, z), count, deps,
+                 np.tile([False, False, True, False], m))
+        cols.messages += 2 * m
+        now_rank = np.concatenate([d, s, d])
+        now_ops = np.concatenate([base + 4 * j, base + 4 * j + 2, base + 4 * j + 3])
+    else:
+        count, deps = _ragged_interleave([src_count, dst_count], [src_deps, dst_deps])
+        msg = cols.messages + j
+        cols.add(_interleave(s, d), np.tile([SEND, RECV], m), _interleave(d, s), _interleave(msg, msg),
+                 _interleave(z, z), count, deps, np.tile([True, False], m))
+        cols.messages += m
+        now_rank = np.concatenate([s, d])
+        now_ops = np.concatenate([base + 2 * j, base + 2 * j + 1])
+    done.set(now_rank, now_ops, keep_idle=True)
 
 
 def order_program(sequences, platform, collective, *, name: str) -> Program | None:
