@@ -517,7 +517,7 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
 
 
 def _as_columns(schedule, platform, collective):
-    """A step schedule of whole direct messages of one instance with its steps as columns (DirectSteps), once.
+    """A step schedule of whole direct messages of one exchange with its steps as columns (DirectSteps), once.
 
     Its lowering in each synchronisation mode and its floors then read the
     columns instead of every Transfer object again; the schedule is the
@@ -534,7 +534,8 @@ def _as_columns(schedule, platform, collective):
     >>> type(fast.steps).__name__, fast == s, fast.lower(p, c, sync="ready") == s.lower(p, c, sync="ready")
     ('DirectSteps', True, True)
     """
-    if not isinstance(schedule, StepSchedule) or isinstance(schedule.steps, DirectSteps) or collective.count != 1:
+    if not isinstance(schedule, StepSchedule) or isinstance(schedule.steps, DirectSteps) or collective.count != 1 \
+            or collective.kind not in ("alltoall", "alltomany"):  # only exchanges lower from columns
         return schedule
     index = {h: i for i, h in enumerate(platform.hosts)}
     flat = [t for step in schedule.steps for t in step]
