@@ -7,7 +7,9 @@ script writes with ``collsched platform generate`` and ``collective new``
 and, with ``--scipy``, in the scipy reference (29 s at N = 1,024). Lowering is
 timed per operation, through the ProgramBuilder, column-wise from Transfer
 objects and from the caterpillar's columns, on the same schedule (the programs
-are checked equal), and the program's validation per operation.
+are checked equal), and the program's validation per operation; then compare's
+floors and lowerings of three step schedules with their steps as Transfer
+objects and as columns.
 
 Run: ``PYTHONPATH=python python benchmarks/bench_scale.py [--quick] [--scipy]``
 (``--quick``: 256 hosts only). Figures depend on the machine and its load; the
@@ -95,7 +97,7 @@ def lowering_case(n: int) -> None:
         start = time.perf_counter()
         fast = objects.lower(p, c, sync=sync)
         t_fast = time.perf_counter() - start
-        direct, columns._direct = columns._direct, lambda *args: None
+        direct, columns._direct = columns._direct, lambda *args, **kwargs: None
         try:
             start = time.perf_counter()
             slow = objects.lower(p, c, sync=sync)
@@ -112,6 +114,31 @@ def lowering_case(n: int) -> None:
               flush=True)
 
 
+def columns_case(n: int) -> None:
+    """compare's floors (ready, barrier) and lowerings (per-sender, ready) of a step schedule, its steps as
+    Transfer objects against the same steps as columns (``compare._as_columns``), in the same process."""
+    from collsched.bounds import sync_bound
+    from collsched.compare import _as_columns
+
+    p = cs.topologies.fat_tree(n // 16, 16)
+    c = cs.AllToAll(senders=p.hosts, size=1e6)
+    model = cs.models.Fluid()
+    for algo in ("matching", "rs_n", "lp"):
+        s = cs.plan(p, c, algorithm=algo)
+        sync_bound(p, c, s, "ready", model=model)  # the graph view's paths, computed once per platform
+        times = {}
+        for label, schedule in (("Transfers", lambda: s), ("columns", lambda: _as_columns(s, p, c))) * 2:
+            start = time.perf_counter()
+            x = schedule()
+            for sync in ("ready", "barrier"):
+                sync_bound(p, c, x, sync, model=model)
+            for sync in ("post_all", "ready"):
+                x.lower(p, c, sync=sync)
+            times.setdefault(label, []).append(time.perf_counter() - start)
+        print(f"floors and lowerings, {algo} N={n}: steps as Transfers {min(times['Transfers']):.2f} s, as columns "
+              f"{min(times['columns']):.2f} s (best of 2), load average {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main(argv: list[str]) -> None:
     quick, scipy = "--quick" in argv, "--scipy" in argv
     with tempfile.TemporaryDirectory() as tmp:
@@ -126,6 +153,7 @@ def main(argv: list[str]) -> None:
     if not quick:
         matching_case(1024, scipy)
     lowering_case(256)
+    columns_case(256)
 
 
 if __name__ == "__main__":

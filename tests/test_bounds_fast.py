@@ -81,8 +81,8 @@ def reference_paths(platform: Platform, sources) -> GraphPaths:
     return GraphPaths(tuple(sources), nodes, least, widest)
 
 
-def reference_links(platform: Platform, collective, fluid: bool) -> tuple[float, str]:
-    """The per-message loop over routes, with dicts keyed by link direction."""
+def reference_links(platform: Platform, collective, fluid: bool, routes=None) -> tuple[float, str]:
+    """The per-message loop over routes, with dicts keyed by link direction (``routes`` unused)."""
     load: dict[tuple, float] = defaultdict(float)
     first: dict[tuple, float] = {}
     for s, r, m in collective.messages():
@@ -108,7 +108,9 @@ def reference_alone(platform, collective, model, paths, table: GraphPaths) -> li
     reduction = collective.kind in ("reducescatter", "allreduce")
     split = reduction or (collective.kind == "allgather" and not bounds._one_port(model))
     terms = []
-    for s, d, m in paths:
+    hosts = platform.hosts
+    for a, b, m in zip(paths.src.tolist(), paths.dst.tolist(), paths.size.tolist()):
+        s, d = hosts[a], hosts[b]
         least, widest = table.least[table.row(s), table.column(d)], table.widest[table.row(s), table.column(d)]
         if split:
             rate = min(bounds._capacity(platform, s, model, True), bounds._capacity(platform, d, model, False))
@@ -156,6 +158,30 @@ def test_collective_bound_matches_the_references(platform, monkeypatch):
     monkeypatch.setattr(xb, "_links", reference_links)
     slow = [[cs.bounds.collective_bound(platform, c, model=m) for m in MODELS] for c in collectives(platform, 1)]
     assert fast == slow
+
+
+def reference_flows(collective) -> tuple[list, dict, dict]:
+    """An exchange's must-travel messages and per-node bytes out and in, by the loop over its messages."""
+    out: dict[str, float] = defaultdict(float)
+    into: dict[str, float] = defaultdict(float)
+    paths = [(s, r, m) for s, r, m in collective.messages() if s != r]
+    for s, r, m in paths:
+        out[s] += m
+        into[r] += m
+    return paths, dict(out), dict(into)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS, ids=lambda p: p.name)
+def test_exchange_flows_match_the_loop_over_messages(platform):
+    rng = np.random.default_rng(7)
+    odd = [cs.AllToAll(senders=list(platform.hosts)[::-1], size=rng.random((len(platform.hosts),) * 2) * 1e6 + 0.1)]
+    for c in collectives(platform, 2)[:3] + odd:
+        paths, out, into = bounds._flows_of(platform, c)
+        ref_paths, ref_out, ref_into = reference_flows(c)
+        hosts = platform.hosts
+        assert [(hosts[a], hosts[b], m) for a, b, m in zip(paths.src.tolist(), paths.dst.tolist(),
+                                                           paths.size.tolist())] == ref_paths
+        assert list(out.items()) == list(ref_out.items()) and list(into.items()) == list(ref_into.items())
 
 
 def test_ties_go_to_the_link_met_first():

@@ -131,3 +131,32 @@ def test_alltoall_messages_are_those_of_the_double_loop(seed):
     expected = [(s, r, float(sizes[i, j])) for i, s in enumerate(senders) for j, r in enumerate(receivers)
                 if s != r and sizes[i, j] > 0]
     assert c.messages() == expected and all(type(m) is float for _, _, m in c.messages())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_message_columns_are_the_messages_in_host_indices(seed):
+    rng = np.random.default_rng(seed)
+    p = cs.topologies.star(12)
+    senders = [p.hosts[i] for i in rng.permutation(12)[:9]]
+    receivers = [p.hosts[i] for i in rng.permutation(12)[:7]]
+    sizes = rng.choice([0.0, 1.5, 2.0, 1e6], size=(9, 7))
+    sizes[0, 0] = 1.0 if senders[0] != receivers[0] else sizes[0, 0]
+    pairs = {(s, r): float(rng.choice([1.0, 3e5])) for s in senders for r in receivers if s != r and rng.random() < 0.3}
+    for c in (cs.AllToAll(senders=senders, receivers=receivers, size=sizes), cs.AllToMany(pairs or {("h0", "h1"): 1})):
+        src, dst, size = c.message_columns(p)
+        assert [(p.hosts[a], p.hosts[b], m) for a, b, m in zip(src.tolist(), dst.tolist(), size.tolist())] \
+            == c.messages()
+        assert src.dtype == dst.dtype == np.int64 and size.dtype == np.float64
+        assert c.total_bytes == sum(m for _, _, m in c.messages())
+
+
+def test_an_exchange_names_its_first_unreachable_pair_as_check_reachable_does():
+    p = Platform([Node("a"), Node("b"), Node("c"), Node("d")], [Link("ab", 1e9, ends=("a", "b")),
+                 Link("cd", 1e9, ends=("c", "d"))], name="split")
+    c = cs.AllToAll(senders=["b", "a", "d", "c"], size=1)
+    with pytest.raises(PlatformError) as by_pairs:
+        p.check_reachable(c.pairs(), needed_by="the alltoall")
+    with pytest.raises(PlatformError, match="host 'd' is unreachable from host 'b', which the alltoall needs") as ours:
+        c.validate(p)
+    assert str(ours.value) == str(by_pairs.value)
+    cs.AllToMany({("a", "b"): 1, ("d", "c"): 2}).validate(p)

@@ -1,5 +1,6 @@
 """The column-wise lowering (collsched.schedules.columns) builds exactly the ProgramBuilder's program."""
 
+import numpy as np
 import pytest
 
 import collsched as cs
@@ -11,7 +12,7 @@ from collsched.schedules.steps import SYNC_MODES, Transfer, tiled
 def _builder_program(schedule, platform, collective, sync, monkeypatch):
     """The program of the ProgramBuilder path (the column-wise path switched off)."""
     with monkeypatch.context() as m:
-        m.setattr(columns, "_direct", lambda *args: None)
+        m.setattr(columns, "_direct", lambda *args, **kwargs: None)
         if isinstance(schedule, StepSchedule):
             return schedule.lower(platform, collective, sync=sync)
         return schedule.lower(platform, collective)
@@ -50,13 +51,26 @@ def test_every_alltoall_algorithm_lowers_to_the_builders_program(platform, monke
                 assert (fast.name, fast.denominator) == (slow.name, slow.denominator)
 
 
-def test_parts_and_relays_fall_back_to_the_builder():
-    p = cs.topologies.star(3)
-    c = cs.AllToAll(senders=p.hosts, size=8)
-    halves = StepSchedule(steps=((Transfer("h0", "h1", part=(0, 1)),), (Transfer("h0", "h1", part=(1, 2)),)),
-                          denominator=2)
-    assert columns.step_program(halves.steps, p, c, "barrier", denominator=2, name="") is None
-    assert halves.lower(p, c, sync="barrier").n_data_messages == 2
+def test_parts_lower_column_wise_to_the_builders_program(monkeypatch):
+    p = cs.topologies.star(3, bandwidth=(1e6, 3e6), seed=1)
+    c = cs.AllToAll(senders=p.hosts, size=[[0, 3, 7], [5, 0, 1], [2, 9, 0]])
+    steps = ((Transfer("h0", "h1", part=(0, 1)), Transfer("h2", "h0", part=(0, 3))),
+             (Transfer("h0", "h1", part=(1, 4)), Transfer("h1", "h2")),
+             (Transfer("h1", "h0"), Transfer("h2", "h0", part=(3, 4)), Transfer("h0", "h2"), Transfer("h2", "h1")))
+    s = StepSchedule(steps=steps, denominator=4)
+    for sync in SYNC_MODES:
+        fast = columns.step_program(s.steps, p, c, sync, denominator=4, name="")
+        assert fast is not None and fast == _builder_program(s, p, c, sync, monkeypatch), sync
+        first_data = int(np.flatnonzero(np.diff(fast.piece_ptr))[0])
+        assert fast.pieces[:2, 4:].tolist() == [[0, 1], [0, 3]] and fast.op_size[first_data] == 3 * 1.0 / 4
+        cs.validate(p, c, fast)
+    # a part beyond the denominator is the builder's to refuse; so are relayed values
+    over = StepSchedule(steps=((Transfer("h0", "h1", part=(0, 5)),),), denominator=4)
+    assert columns.step_program(over.steps, p, c, "barrier", denominator=4, name="") is None
+    with pytest.raises(cs.errors.ScheduleError, match=r"part \(0, 5\) exceeds the denominator 4"):
+        over.lower(p, c)
+    relay = ((Transfer("h0", "h1", values=[cs.schedules.values.block(0, 0, 2)]),),)
+    assert columns.step_program(relay, p, c, "barrier", denominator=1, name="") is None
 
 
 def test_a_missing_message_raises_as_before():
@@ -74,4 +88,21 @@ def test_step_program_with_idle_ranks_and_uneven_steps(monkeypatch):
     s = StepSchedule.from_pairs(steps, algorithm="uneven")
     for sync in SYNC_MODES:
         fast = columns.step_program(tiled(s.steps, 1), p, c, sync, denominator=1, name="uneven")
+        assert fast == _builder_program(s, p, c, sync, monkeypatch), sync
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_steps_lower_to_the_builders_program(seed, monkeypatch):
+    # idle ranks, ranks busy several times in a step, steps of one transfer, ranks counts not powers of two
+    rng = np.random.default_rng(seed)
+    p = cs.topologies.star(int(rng.integers(2, 8)))
+    c = cs.AllToAll(senders=p.hosts, size=rng.choice([1e3, 2e3], size=(len(p.hosts),) * 2))
+    pairs = [(a, b) for a in p.hosts for b in p.hosts if a != b]
+    order = rng.permutation(len(pairs))
+    cuts = np.sort(rng.choice(np.arange(1, len(pairs)), size=min(len(pairs) - 1, int(rng.integers(1, 6))),
+                              replace=False))
+    steps = [[pairs[i] for i in chunk] for chunk in np.split(order, cuts)]
+    s = StepSchedule.from_pairs(steps, algorithm="random")
+    for sync in SYNC_MODES:
+        fast = columns.step_program(tiled(s.steps, 1), p, c, sync, denominator=1, name="random")
         assert fast == _builder_program(s, p, c, sync, monkeypatch), sync

@@ -1,5 +1,6 @@
 """The planner's comparison: every applicable algorithm ranked, and bounds that no schedule beats."""
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -116,3 +117,23 @@ def test_asynchronous_senders_are_not_charged_for_bytes():
     cmp = compare(p, c, model=cs.models.OnePort(sync=False), algorithms=["linear"])
     assert cmp.best.achieved >= cmp.bound.value
     assert "send" not in cmp.bound.name
+
+
+def test_steps_as_columns_change_nothing_but_their_form(monkeypatch):
+    from collsched import compare as compare_module
+    from collsched.schedules.steps import DirectSteps
+
+    p = cs.topologies.fat_tree(2, 3)
+    c = cs.AllToAll(senders=p.hosts, size=1e5)
+    names = ["matching", "lp", "rs_n", "greedy", "open_shop_preemptive"]
+    fast = compare_module.compare(p, c, algorithms=names)
+    monkeypatch.setattr(compare_module, "_as_columns", lambda schedule, platform, collective: schedule)
+    slow = compare_module.compare(p, c, algorithms=names)
+    for a, b in zip(fast.candidates, slow.candidates):
+        assert (a.algorithm, a.achieved, a.notes, a.schedule.params) == (b.algorithm, b.achieved, b.notes, b.schedule.params)
+        assert a.schedule == b.schedule
+        assert np.array_equal(a.result.trace.start, b.result.trace.start)
+        assert np.array_equal(a.result.trace.end, b.result.trace.end)
+    kinds = {c.algorithm: type(c.schedule.steps).__name__ for c in fast.candidates if hasattr(c.schedule, "steps")}
+    assert kinds["matching"] == "DirectSteps" and kinds["open_shop_preemptive"] == "tuple"   # parts: not columns
+    assert not any(isinstance(getattr(c.schedule, "steps", None), DirectSteps) for c in slow.candidates)

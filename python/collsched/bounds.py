@@ -100,17 +100,48 @@ def _spread_time(platform, node: str, demands: dict[str, float], out: bool) -> f
     return 1.0 / hi if hi > 0 else np.inf
 
 
-def _flows_of(collective) -> tuple[list[tuple[str, str, float]], dict[str, float], dict[str, float]]:
-    """(must-travel (src, dst, bytes), bytes out per node, bytes in per node) of one instance."""
+@dataclass(frozen=True)
+class _Paths:
+    """Must-travel paths as columns: path ``k`` carries ``size[k]`` bytes from host ``src[k]`` to ``dst[k]``."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    size: np.ndarray
+
+    @classmethod
+    def of(cls, platform, paths: list[tuple[str, str, float]]) -> "_Paths":
+        return cls(np.array([platform.host_index(s) for s, _, _ in paths], dtype=np.int64),
+                   np.array([platform.host_index(d) for _, d, _ in paths], dtype=np.int64),
+                   np.array([m for _, _, m in paths], dtype=np.float64))
+
+    def __len__(self) -> int:
+        return int(self.src.shape[0])
+
+
+def _in_order_met(hosts: np.ndarray) -> np.ndarray:
+    """The distinct values of ``hosts`` in the order they first occur."""
+    values, first = np.unique(hosts, return_index=True)
+    return values[np.argsort(first)]
+
+
+def _sums(platform, hosts: np.ndarray, size: np.ndarray) -> dict[str, float]:
+    """Bytes per host, keyed in the order hosts first occur, each summed in path order (a loop's sums, bit for bit)."""
+    total = np.bincount(hosts, weights=size, minlength=len(platform.hosts))
+    return {platform.hosts[h]: float(total[h]) for h in _in_order_met(hosts).tolist()}
+
+
+def _flows_of(platform, collective) -> tuple[_Paths, dict[str, float], dict[str, float]]:
+    """(must-travel paths, bytes out per node, bytes in per node) of one instance."""
     kind = collective.kind
     out: dict[str, float] = defaultdict(float)
     into: dict[str, float] = defaultdict(float)
     if kind in ("alltoall", "alltomany"):
-        paths = [(s, r, m) for s, r, m in collective.messages() if s != r]
-        for s, r, m in paths:
-            out[s] += m
-            into[r] += m
-    elif kind in ("scatter", "broadcast"):
+        src, dst, size = collective.message_columns(platform)
+        moving = src != dst
+        if not moving.all():
+            src, dst, size = src[moving], dst[moving], size[moving]
+        return _Paths(src, dst, size), _sums(platform, src, size), _sums(platform, dst, size)
+    if kind in ("scatter", "broadcast"):
         paths = [(collective.source, t, collective.size) for t in collective.targets if t != collective.source]
         if kind == "scatter":
             out[collective.source] = collective.total_bytes
@@ -144,7 +175,7 @@ def _flows_of(collective) -> tuple[list[tuple[str, str, float]], dict[str, float
             into[collective.target] = size
     else:  # pragma: no cover - every kind is listed above
         raise CollectiveError(f"no bound for a {kind}")
-    return paths, dict(out), dict(into)
+    return _Paths.of(platform, paths), dict(out), dict(into)
 
 
 def _port_load(platform, model, out: dict, into: dict) -> tuple[float, str]:
@@ -224,24 +255,28 @@ def _alone(platform, collective, model: Model, paths, table: GraphPaths) -> list
     all-gather under multi-port), bytes over what its sender can send and
     its receiver take in instead.
     """
-    if not paths:
+    if not len(paths):
         return []
     reduction = collective.kind in ("reducescatter", "allreduce")
     split = reduction or (collective.kind == "allgather" and not _one_port(model))
-    rows = np.array([table.row(s) for s, _, _ in paths], dtype=np.int64)
-    cols = np.array([table.column(d) for _, d, _ in paths], dtype=np.int64)
-    size = np.array([m for _, _, m in paths], dtype=np.float64)
+    hosts = platform.hosts
+    row_of, col_of = np.full(len(hosts), -1, np.int64), np.full(len(hosts), -1, np.int64)
+    srcs, dsts = np.unique(paths.src), np.unique(paths.dst)
+    row_of[srcs] = [table.row(hosts[h]) for h in srcs.tolist()]
+    col_of[dsts] = [table.column(hosts[h]) for h in dsts.tolist()]
+    rows, cols = row_of[paths.src], col_of[paths.dst]
     if split:  # a block may be cut into pieces on disjoint paths: its rate is at most what s sends, d takes in
-        out = {h: _capacity(platform, h, model, True) for h in dict.fromkeys(s for s, _, _ in paths)}
-        into = {h: _capacity(platform, h, model, False) for h in dict.fromkeys(d for _, d, _ in paths)}
-        rate = np.array([min(out[s], into[d]) for s, d, _ in paths], dtype=np.float64)
+        out, into = np.zeros(len(hosts)), np.zeros(len(hosts))
+        out[srcs] = [_capacity(platform, hosts[h], model, True) for h in srcs.tolist()]
+        into[dsts] = [_capacity(platform, hosts[h], model, False) for h in dsts.tolist()]
+        rate = np.minimum(out[paths.src], into[paths.dst])
     else:
         rate = table.widest[rows, cols]
     if not np.all(rate > 0):  # an unreachable pair (no path, no capacity) divides by zero, as Python's floats do
         raise ZeroDivisionError("float division by zero")
-    times = table.least[rows, cols] + size / rate
+    times = table.least[rows, cols] + paths.size / rate
     k = int(np.argmax(times))  # the first of the largest, as max() over the terms in path order takes it
-    s, d, _ = paths[k]
+    s, d = hosts[int(paths.src[k])], hosts[int(paths.dst[k])]
     if split:
         what = f"the contribution of {s} to {d}" if reduction else f"the block {s}->{d}"
         return [(float(times[k]), f"{what} alone, over every link of both")]
@@ -361,7 +396,8 @@ def _step_link_time(platform, step, src, dst, size, n_steps: int) -> np.ndarray:
     keep = sharing_codes(platform)[routes.hop_link] != 2
     chan = channels(platform, routes.hop_link, routes.hop_fwd)[keep]
     owner = routes.hop_pair[keep]
-    key = np.unique(owner * n_channels + chan)  # (transfer, channel), each once
+    key = np.sort(owner * n_channels + chan)  # (transfer, channel), each once: sorted, repeats dropped
+    key = key[np.concatenate(([True], key[1:] != key[:-1]))] if key.shape[0] else key
     owner, chan = np.divmod(key, n_channels)
     load = np.bincount(step[owner] * n_channels + chan, weights=size[owner], minlength=n_steps * n_channels)
     _, bandwidth = link_numbers(platform)
@@ -370,8 +406,9 @@ def _step_link_time(platform, step, src, dst, size, n_steps: int) -> np.ndarray:
 
 
 def _makespan_bound(platform, collective, model: Model) -> tuple[float, str]:
-    paths, out, into = _flows_of(collective)
-    table = graph_paths(platform, [*dict.fromkeys(s for s, _, _ in paths), *getattr(collective, "hosts", ())])
+    paths, out, into = _flows_of(platform, collective)
+    sources = [platform.hosts[h] for h in _in_order_met(paths.src).tolist()]
+    table = graph_paths(platform, [*sources, *getattr(collective, "hosts", ())])
     terms = [_port_load(platform, model, out, into)]
     terms.extend(_spreads(platform, collective, model))
     terms.extend(_alone(platform, collective, model, paths, table))
@@ -413,7 +450,7 @@ def _series_bound(platform, series, model: Model) -> tuple[float, str]:
         tp = _steady_state_optimum(platform, base)
         if tp is not None:
             return float(tp), "steady-state LP optimum (one-port, graph view)"
-    _, out, into = _flows_of(base)
+    _, out, into = _flows_of(platform, base)
     per_op, name = max([_port_load(platform, model, out, into), *_spreads(platform, base, model)], key=lambda t: t[0])
     if _tasks(base):
         work = _tasks(base) * base.task_cost / sum(platform.nodes[h].speed for h in platform.hosts)

@@ -49,12 +49,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+import numpy as np
+
 from .algorithms import registry
 from .bounds import collective_bound, own_model, sync_bound
 from .collectives import Series
 from .errors import CollschedError
 from .schedules import Bound, Schedule, Status
-from .schedules.steps import SYNC_MODES
+from .schedules.steps import SYNC_MODES, DirectSteps, StepSchedule
 from .sync_modes import duration_text, modes_to_try, program_size
 from .schedules.trace import SimResult
 from .schedules.validate import lower_any, validate
@@ -477,6 +479,7 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
         return Candidate(algo.name, algo.family, None, None, None, None, time.perf_counter() - start, 0.0,
                          f"planning: {_why(exc)}")
     planned = time.perf_counter()
+    schedule = _as_columns(schedule, platform, collective)
     stage = "validation"
     notes: list[str] = []
     try:
@@ -511,6 +514,39 @@ def _candidate(platform, collective, algo, model: Model, metric: str, seed: int,
                          time.perf_counter() - planned, f"{stage}: {_why(exc)}", notes=tuple(notes))
     return Candidate(algo.name, algo.family, schedule, result, _achieved(result, metric), None, planned - start,
                      time.perf_counter() - planned, steady=rate, notes=tuple(notes))
+
+
+def _as_columns(schedule, platform, collective):
+    """A step schedule of whole direct messages of one exchange with its steps as columns (DirectSteps), once.
+
+    Its lowering in each synchronisation mode and its floors then read the
+    columns instead of every Transfer object again; the schedule is the
+    same (DirectSteps compare equal to the steps they hold). Any other
+    schedule is returned as it is.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.AllToAll(senders=p.hosts, size=1e3)
+    >>> s = cs.plan(p, c, algorithm="matching")
+    >>> fast = _as_columns(s, p, c)
+    >>> type(fast.steps).__name__, fast == s, fast.lower(p, c, sync="ready") == s.lower(p, c, sync="ready")
+    ('DirectSteps', True, True)
+    """
+    if not isinstance(schedule, StepSchedule) or isinstance(schedule.steps, DirectSteps) or collective.count != 1 \
+            or collective.kind not in ("alltoall", "alltomany"):  # only exchanges lower from columns
+        return schedule
+    index = {h: i for i, h in enumerate(platform.hosts)}
+    flat = [t for step in schedule.steps for t in step]
+    if any(t.part is not None or t.values is not None or t.inst != 0 or t.src not in index or t.dst not in index
+           for t in flat):
+        return schedule
+    ptr = np.zeros(len(schedule.steps) + 1, dtype=np.int64)
+    np.cumsum([len(step) for step in schedule.steps], out=ptr[1:])
+    src = np.fromiter((index[t.src] for t in flat), np.int64, len(flat))
+    dst = np.fromiter((index[t.dst] for t in flat), np.int64, len(flat))
+    return replace(schedule, steps=DirectSteps(platform.hosts, ptr, src, dst, np.zeros(len(flat), np.int64)))
 
 
 def _extra_candidate(platform, collective, name: str, given, model: Model, metric: str, seed: int) -> Candidate:

@@ -378,7 +378,12 @@ class Collective(ABC):
             if not platform.nodes[h].is_host:
                 raise CollectiveError(f"{self.kind} participant {h!r} is a router in platform {platform.name!r}",
                                       fix="only hosts take part in collectives")
-        platform.check_reachable(self.pairs(), needed_by=f"the {self.kind}")
+        columns = getattr(self.base, "message_columns", None)   # an exchange: its pairs as arrays
+        if columns is not None:
+            src, dst, _ = columns(platform)
+            platform.check_reachable_indices(src, dst, needed_by=f"the {self.kind}")
+        else:
+            platform.check_reachable(self.pairs(), needed_by=f"the {self.kind}")
         object.__setattr__(self, "_valid_on", platform)
 
 

@@ -19,6 +19,12 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ['Scatter', 'Gather', 'AllToAll', 'AllToMany']
 
 
+def _frozen_array(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
 @dataclass(frozen=True)
 class Scatter(_FromSource):
     """The source sends a distinct message of ``size`` bytes to every target.
@@ -132,7 +138,7 @@ class AllToAll(Collective):
                 raise CollectiveError("alltoall size matrix has a negative or non-finite entry")
             m.setflags(write=False)
             object.__setattr__(self, "size", m)
-        if not self.messages():
+        if not self._grid()[0].shape[0]:
             raise CollectiveError("alltoall has no message", fix="give positive sizes between distinct hosts")
 
     def __eq__(self, other):
@@ -160,14 +166,60 @@ class AllToAll(Collective):
         """
         return list(self._messages)
 
+    def _grid(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(sender position, receiver position, bytes) of every message, sender-major (computed once)."""
+        cached = self.__dict__.get("_grid_cache")
+        if cached is None:
+            sizes = np.broadcast_to(np.asarray(self.size, dtype=float), (len(self.senders), len(self.receivers)))
+            ids = {h: i for i, h in enumerate(dict.fromkeys(self.senders + self.receivers))}
+            same = np.array([ids[s] for s in self.senders])[:, None] == \
+                np.array([ids[r] for r in self.receivers])[None, :]
+            rows, cols = np.nonzero((sizes > 0) & ~same)   # row-major: sender-major, each sender's receivers in order
+            cached = tuple(_frozen_array(a) for a in (rows, cols, sizes[rows, cols]))
+            object.__setattr__(self, "_grid_cache", cached)
+        return cached
+
     @cached_property
     def _messages(self) -> tuple[tuple[str, str, float], ...]:
-        sizes = np.broadcast_to(np.asarray(self.size, dtype=float), (len(self.senders), len(self.receivers)))
-        ids = {h: i for i, h in enumerate(dict.fromkeys(self.senders + self.receivers))}
-        same = np.array([ids[s] for s in self.senders])[:, None] == np.array([ids[r] for r in self.receivers])[None, :]
-        rows, cols = np.nonzero((sizes > 0) & ~same)   # row-major: sender-major, each sender's receivers in order
+        rows, cols, size = self._grid()
         return tuple(zip([self.senders[i] for i in rows.tolist()], [self.receivers[j] for j in cols.tolist()],
-                         sizes[rows, cols].tolist()))
+                         size.tolist()))
+
+    def message_columns(self, platform: Platform) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`messages` as arrays in ``platform``'s host indices: ``(src, dst, bytes)`` (cached for the last platform).
+
+        Parameters
+        ----------
+        platform : Platform
+            Gives the host indices.
+
+        Returns
+        -------
+        src, dst : int64 arrays
+        size : float64 array
+            Message ``k`` of :meth:`messages` goes from host ``src[k]`` to
+            host ``dst[k]`` with ``size[k]`` bytes; read-only (cached).
+
+        Raises
+        ------
+        PlatformError
+            If a host of the collective is not a host of ``platform``.
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> a = AllToAll(senders=["h2", "h0"], receivers=["h0", "h1"], size=[[7, 0], [0, 5]])
+        >>> [x.tolist() for x in a.message_columns(topologies.star(3))]
+        [[2, 0], [0, 1], [7.0, 5.0]]
+        """
+        cached = self.__dict__.get("_columns_cache")
+        if cached is None or cached[0] is not platform:
+            rows, cols, size = self._grid()
+            senders = np.array([platform.host_index(h) for h in self.senders], dtype=np.int64)
+            receivers = np.array([platform.host_index(h) for h in self.receivers], dtype=np.int64)
+            cached = (platform, (_frozen_array(senders[rows]), _frozen_array(receivers[cols]), size))
+            object.__setattr__(self, "_columns_cache", cached)
+        return cached[1]
 
     @property
     def hosts(self):
@@ -225,7 +277,7 @@ class AllToAll(Collective):
 
     @property
     def total_bytes(self):
-        return float(sum(size for _, _, size in self.messages()))
+        return float(sum(self._grid()[2].tolist()))
 
 
 @dataclass(frozen=True)
@@ -283,6 +335,24 @@ class AllToMany(Collective):
 
     def pairs(self):
         return iter(self.sizes)
+
+    def message_columns(self, platform: Platform) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`messages` as arrays in ``platform``'s host indices (see :meth:`AllToAll.message_columns`).
+
+        Examples
+        --------
+        >>> from collsched import topologies
+        >>> [x.tolist() for x in AllToMany({("h2", "h1"): 10}).message_columns(topologies.star(3))]
+        [[2], [1], [10.0]]
+        """
+        cached = self.__dict__.get("_columns_cache")
+        if cached is None or cached[0] is not platform:
+            src = np.array([platform.host_index(s) for s, _ in self.sizes], dtype=np.int64)
+            dst = np.array([platform.host_index(d) for _, d in self.sizes], dtype=np.int64)
+            size = np.array(list(self.sizes.values()), dtype=np.float64)
+            cached = (platform, tuple(_frozen_array(a) for a in (src, dst, size)))
+            object.__setattr__(self, "_columns_cache", cached)
+        return cached[1]
 
     instance_values = AllToAll.instance_values
     size_table = AllToAll.size_table

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import PlatformError
-from .routes import first_unreachable, pair_routes
+from .routes import first_unreachable, first_unreachable_indices, pair_routes
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -475,9 +475,27 @@ class Platform:
         pairs = list(pairs)
         k = first_unreachable(self, pairs)
         if k is not None:
-            a, b = pairs[k]
-            raise PlatformError(f"host {b!r} is unreachable from host {a!r}, which {needed_by} needs",
-                                where=f"platform {self._name!r}", fix="connect them or add a route")
+            self._unreachable(*pairs[k], needed_by)
+
+    def check_reachable_indices(self, src, dst, *, needed_by: str = "the collective") -> None:
+        """:meth:`check_reachable` of the pairs ``(hosts[src[k]], hosts[dst[k]])``, given as host-index arrays.
+
+        Examples
+        --------
+        >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))], name="split")
+        >>> p.check_reachable_indices([0, 2], [1, 0], needed_by="the gather")
+        Traceback (most recent call last):
+        ...
+        collsched.errors.PlatformError: platform 'split': host 'a' is unreachable from host 'c', which the gather needs (connect them or add a route)
+        """
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        k = first_unreachable_indices(self, src, dst)
+        if k is not None:
+            self._unreachable(self.hosts[int(src[k])], self.hosts[int(dst[k])], needed_by)
+
+    def _unreachable(self, a: str, b: str, needed_by: str):
+        raise PlatformError(f"host {b!r} is unreachable from host {a!r}, which {needed_by} needs",
+                            where=f"platform {self._name!r}", fix="connect them or add a route")
 
     def latency(self, src: str, dst: str) -> float:
         """Sum of link latencies along the route (0 from a host to itself).

@@ -41,7 +41,7 @@ from ..errors import PlatformError
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Platform
 
-__all__ = ["PairRoutes", "pair_routes", "first_unreachable", "channels", "sharing_codes", "link_numbers",
+__all__ = ["PairRoutes", "pair_routes", "first_unreachable", "first_unreachable_indices", "channels", "sharing_codes", "link_numbers",
            "unique_pairs"]
 
 _I = np.int64
@@ -416,11 +416,25 @@ def first_unreachable(platform: Platform, pairs: Sequence[tuple[str, str]]) -> i
     >>> first_unreachable(p, [("a", "b"), ("c", "a"), ("a", "c")]), first_unreachable(p, [("a", "zz")])
     (1, 0)
     """
-    from . import routing as rt
-
     index = {h: i for i, h in enumerate(platform.hosts)}
     src = np.array([index.get(a, -1) for a, _ in pairs], dtype=_I)
     dst = np.array([index.get(b, -1) for _, b in pairs], dtype=_I)
+    return first_unreachable_indices(platform, src, dst)
+
+
+def first_unreachable_indices(platform: Platform, src: np.ndarray, dst: np.ndarray) -> int | None:
+    """:func:`first_unreachable` of pairs given as host indices (``-1``: not a host).
+
+    Examples
+    --------
+    >>> from collsched.platform import Link, Node, Platform
+    >>> p = Platform([Node("a"), Node("b"), Node("c")], [Link("ab", 1e9, ends=("a", "b"))])
+    >>> first_unreachable_indices(p, np.array([0, 2]), np.array([1, 0]))
+    1
+    """
+    from . import routing as rt
+
+    src, dst = np.asarray(src, dtype=_I), np.asarray(dst, dtype=_I)
     ok = (src >= 0) & (dst >= 0)   # has_route is False for a name that is not a host
     kind = type(platform.routing)
     if kind is rt.ShortestPath:
@@ -432,8 +446,9 @@ def first_unreachable(platform: Platform, pairs: Sequence[tuple[str, str]]) -> i
             host_node = np.array([node_index[h] for h in platform.hosts], dtype=_I)
             ok[moving] = parent[np.searchsorted(sources, src[moving]), host_node[dst[moving]]] >= 0
     elif kind not in (rt.ECube, rt.DModK):
-        for k, (a, b) in enumerate(pairs):
-            if not platform.has_route(a, b):
+        hosts = platform.hosts
+        for k, (a, b) in enumerate(zip(src.tolist(), dst.tolist())):
+            if a < 0 or b < 0 or not platform.has_route(hosts[a], hosts[b]):
                 return k
         return None
     bad = np.flatnonzero(~ok)

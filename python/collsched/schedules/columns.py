@@ -1,11 +1,12 @@
-"""Column-wise lowering of schedules of whole direct messages (all-to-all, all-to-many).
+"""Column-wise lowering of schedules of direct messages (all-to-all, all-to-many).
 
 :meth:`StepSchedule.lower <collsched.schedules.StepSchedule.lower>` and
 :meth:`OrderSchedule.lower <collsched.schedules.OrderSchedule.lower>` go
 through :class:`~collsched.schedules.program.ProgramBuilder`, one Python
-call per operation (about 5 µs each). When every transfer is a whole direct
-message of an all-to-all or all-to-many (no part, no relayed values, no
-reduction), the program they build has a regular shape, and this module
+call per operation (about 5 µs each). When every transfer is a direct
+message of an all-to-all or all-to-many, whole or (in a step schedule) a
+part of it (no relayed values, no reduction), the program they build has a
+regular shape, and this module
 builds the same columns with numpy, step by step: the same operations in
 the same order, with the same dependencies and pieces (the tests compare the
 two programs for equality).
@@ -33,13 +34,14 @@ from .values import BLOCK
 __all__ = ["step_program", "direct_step_program", "order_program", "size_matrix", "exchange_blocks"]
 
 
-def _direct(groups, platform, collective, denominator: int):
-    """Per transfer: (step, src, dst, inst, bytes) arrays, or None when a transfer is not a whole direct message."""
+def _direct(groups, platform, collective, denominator: int, *, parts: bool = True):
+    """Per transfer: (step, src, dst, inst, bytes, start, end) arrays, or None when a transfer is not a direct
+    message, or a part of one (``parts``) that ends within ``denominator``."""
     base = collective.base
     if base.kind not in ("alltoall", "alltomany"):
         return None
     flat = [t for g in groups for t in g]
-    if any(t.values is not None or t.part is not None for t in flat):
+    if any(t.values is not None or (t.part is not None and not parts) for t in flat):
         return None
     index = {h: i for i, h in enumerate(platform.hosts)}
     try:
@@ -49,17 +51,28 @@ def _direct(groups, platform, collective, denominator: int):
         return None
     inst = np.fromiter((t.inst for t in flat), np.int64, len(flat))
     step = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
-    return _sized(step, src, dst, inst, platform, base, denominator)
+    start = end = None
+    if any(t.part is not None for t in flat):  # Transfer checked 0 <= start < end
+        start = np.fromiter((0 if t.part is None else t.part[0] for t in flat), np.int64, len(flat))
+        end = np.fromiter((denominator if t.part is None else t.part[1] for t in flat), np.int64, len(flat))
+        if np.any(end > denominator):
+            return None  # the builder's lowering says which part exceeds the denominator
+    return _sized(step, src, dst, inst, platform, base, denominator, start, end)
 
 
-def _sized(step, src, dst, inst, platform, base, denominator: int):
-    """(step, src, dst, inst, bytes), or None when a transfer is not a message of the collective."""
+def _sized(step, src, dst, inst, platform, base, denominator: int, start=None, end=None):
+    """(step, src, dst, inst, bytes, start, end), or None when a transfer is not a message of the collective.
+
+    ``start, end``: each transfer's part in units of ``denominator`` (by default the whole message).
+    """
     sizes = size_matrix(base, platform)[src, dst]
     if np.isnan(sizes).any():
         return None  # a transfer the collective does not have: the builder's lowering says so
+    if start is None:
+        start, end = np.zeros(src.shape[0], np.int64), np.full(src.shape[0], denominator, np.int64)
     # the builder's arithmetic, operation for operation: bytes * (end - start) / denominator
-    size = sizes * float(denominator) / denominator
-    return step, src, dst, inst, size
+    size = sizes * (end - start).astype(np.float64) / denominator
+    return step, src, dst, inst, size, start, end
 
 
 def size_matrix(base, platform) -> np.ndarray:
@@ -125,19 +138,11 @@ def exchange_blocks(platform, collective) -> tuple[np.ndarray, np.ndarray, np.nd
     base = collective.base
     if base.kind not in ("alltoall", "alltomany"):
         return None
-    messages = base.messages()
-    index = {h: i for i, h in enumerate(platform.hosts)}
-    try:
-        src = np.array([index[s] for s, _, _ in messages], dtype=np.int64)
-        dst = np.array([index[r] for _, r, _ in messages], dtype=np.int64)
-    except KeyError:  # not a host: the platform's own error, for the first such message
-        for s, r, _ in messages:
-            platform.host_index(s)
-        for s, r, _ in messages:
-            platform.host_index(r)
-        raise
+    src, dst, _ = base.message_columns(platform)  # not a host: the platform's own error
     count = collective.count
-    return np.tile(src, count), np.tile(dst, count), np.repeat(np.arange(count, dtype=np.int64), len(messages))
+    if count == 1:
+        return src, dst, np.zeros(src.shape[0], dtype=np.int64)
+    return np.tile(src, count), np.tile(dst, count), np.repeat(np.arange(count, dtype=np.int64), src.shape[0])
 
 
 class _Columns:
@@ -160,10 +165,11 @@ class _Columns:
         np.cumsum(dep_count, out=dep_ptr[1:])
         piece_ptr = np.zeros(len(rank) + 1, np.int64)
         np.cumsum(data.astype(np.int64), out=piece_ptr[1:])
-        return Program(ranks=tuple(ranks), denominator=denominator, op_rank=_frozen(rank.astype(np.int64)),
-                       op_kind=_frozen(kind.astype(np.int64)), op_peer=_frozen(peer.astype(np.int64)),
-                       op_msg=_frozen(msg.astype(np.int64)), op_size=_frozen(size.astype(np.float64)),
-                       dep_ptr=_frozen(dep_ptr), dep_idx=_frozen(dep_idx.astype(np.int64)),
+        own = (lambda a, dtype: a.astype(dtype, copy=False))  # the concatenations are this program's own arrays
+        return Program(ranks=tuple(ranks), denominator=denominator, op_rank=_frozen(own(rank, np.int64)),
+                       op_kind=_frozen(own(kind, np.int64)), op_peer=_frozen(own(peer, np.int64)),
+                       op_msg=_frozen(own(msg, np.int64)), op_size=_frozen(own(size, np.float64)),
+                       dep_ptr=_frozen(dep_ptr), dep_idx=_frozen(own(dep_idx, np.int64)),
                        piece_ptr=_frozen(piece_ptr), pieces=_frozen(rows.reshape(-1, 6)), name=name)
 
 
@@ -201,7 +207,13 @@ class _Done:
 
 def _interleave(*arrays: np.ndarray) -> np.ndarray:
     """``a0[0], a1[0], ..., a0[1], a1[1], ...``."""
-    return np.stack(arrays, axis=1).reshape(-1)
+    k = len(arrays)
+    if any(np.ndim(a) != 1 for a in arrays):
+        return np.stack(arrays, axis=1).reshape(-1)
+    out = np.empty(k * len(arrays[0]), dtype=np.result_type(*arrays))
+    for i, a in enumerate(arrays):
+        out[i::k] = a
+    return out
 
 
 def _ragged_interleave(counts: list[np.ndarray], flats: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -271,13 +283,14 @@ def _barrier(cols: _Columns, done: _Done, n: int) -> None:
     done.idx = (base + last).reshape(-1)
 
 
-def _rows(src, dst, inst, denominator: int) -> np.ndarray:
-    rows = np.zeros((len(src), 6), np.int64)
+def _rows(src, dst, inst, start, end) -> np.ndarray:
+    rows = np.empty((len(src), 6), np.int64)
     rows[:, 0] = BLOCK
     rows[:, 1] = inst
     rows[:, 2] = src
     rows[:, 3] = dst
-    rows[:, 5] = denominator
+    rows[:, 4] = start
+    rows[:, 5] = end
     return rows
 
 
@@ -292,7 +305,8 @@ def _in_order(cols: _Columns, src, dst, size) -> None:
     prev[order[1:][same[1:]]] = order[:-1][same[1:]]
     send_op = np.where(prev < 0, -1, cols.n + 2 * prev)
     send_count, send_deps = _one(send_op)
-    count, deps = _ragged_interleave([send_count, np.zeros(m, np.int64)], [send_deps, np.zeros(0, np.int64)])
+    count = _interleave(send_count, np.zeros(m, np.int64))   # receives wait for nothing: the sends' lists, in order
+    deps = send_deps
     msg = cols.messages + seq
     cols.add(_interleave(src, dst), np.tile([SEND, RECV], m), _interleave(dst, src), _interleave(msg, msg),
              _interleave(size, size), count, deps, np.tile([True, False], m))
@@ -320,8 +334,9 @@ def step_program(groups, platform, collective, sync: str, *, denominator: int, n
     -------
     Program or None
         Equal to what the :class:`~collsched.schedules.program.ProgramBuilder`
-        lowering builds; None unless every transfer is a whole direct
-        message of an all-to-all or all-to-many between two distinct hosts.
+        lowering builds; None unless every transfer is a direct message of
+        an all-to-all or all-to-many between two distinct hosts, whole or a
+        part of it within the denominator.
 
     Notes
     -----
@@ -385,7 +400,7 @@ def direct_step_program(step, src, dst, inst, n_steps: int, platform, collective
     return _step_columns(*arrays, n_steps, platform, sync, denominator, name)
 
 
-def _step_columns(step, src, dst, inst, size, n_steps: int, platform, sync: str, denominator: int,
+def _step_columns(step, src, dst, inst, size, start, end, n_steps: int, platform, sync: str, denominator: int,
                   name: str) -> Program:
     n = len(platform.hosts)
     cols = _Columns()
@@ -399,7 +414,7 @@ def _step_columns(step, src, dst, inst, size, n_steps: int, platform, sync: str,
                 _barrier(cols, done, n)
             lo, hi = bounds[k], bounds[k + 1]
             _step(cols, done, src[lo:hi], dst[lo:hi], size[lo:hi], sync)
-    return cols.program(platform.hosts, denominator, name, _rows(src, dst, inst, denominator))
+    return cols.program(platform.hosts, denominator, name, _rows(src, dst, inst, start, end))
 
 
 def _step(cols: _Columns, done: _Done, s, d, z, sync: str) -> None:
@@ -462,10 +477,10 @@ def order_program(sequences, platform, collective, *, name: str) -> Program | No
     >>> order_program([s.transfers("h0"), s.transfers("h1")], p, c, name="") == s.lower(p, c)
     True
     """
-    arrays = _direct(sequences, platform, collective, 1)
+    arrays = _direct(sequences, platform, collective, 1, parts=False)
     if arrays is None:
         return None
-    _, src, dst, inst, size = arrays
+    _, src, dst, inst, size, start, end = arrays
     cols = _Columns()
     _in_order(cols, src, dst, size)
-    return cols.program(platform.hosts, 1, name, _rows(src, dst, inst, 1))
+    return cols.program(platform.hosts, 1, name, _rows(src, dst, inst, start, end))

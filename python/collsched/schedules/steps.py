@@ -270,10 +270,10 @@ def direct_transfers(schedule, platform, collective):
         arrays = _sized(step, src, dst, inst, platform, collective.base, schedule.denominator)
     else:
         groups = tiled(schedule.steps, collective.count)
-        arrays, n = _direct(groups, platform, collective, schedule.denominator), len(groups)
+        arrays, n = _direct(groups, platform, collective, schedule.denominator, parts=False), len(groups)
     if arrays is None:
         return None
-    step, src, dst, _, size = arrays
+    step, src, dst, _, size, _, _ = arrays
     return step, src, dst, size, n
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import CollectiveError
 from ...platform import Platform
 from ...platform.model import Link, Node
-from ...platform.routes import pair_routes
+from ...platform.routes import PairRoutes, pair_routes
 
 __all__ = ["Exchange", "overhead_platform", "exchange_of"]
 
@@ -104,7 +104,7 @@ class Exchange:
     cost: np.ndarray
 
     @classmethod
-    def of(cls, platform: Platform, collective, *, overheads: bool = True) -> "Exchange":
+    def of(cls, platform: Platform, collective, *, overheads: bool = True, routes: PairRoutes | None = None) -> "Exchange":
         """Build the matrices of ``collective`` (all-to-all, all-to-some or all-to-many) on ``platform``.
 
         Parameters
@@ -113,6 +113,9 @@ class Exchange:
         collective : AllToAll or AllToMany
         overheads : bool
             Charge the nodes' overheads (``cost="overheads"``); False: the linear cost ``L + m/B``.
+        routes : PairRoutes, optional
+            The routes of the messages (:meth:`~collsched.collectives.AllToAll.message_columns`) if the
+            caller already has them; they are looked up otherwise.
 
         Returns
         -------
@@ -133,24 +136,24 @@ class Exchange:
         if collective.kind not in ("alltoall", "alltomany"):
             raise CollectiveError(f"orderings schedule personalized exchanges, not a {collective.kind}",
                                   fix="give an AllToAll or AllToMany")
-        messages = collective.messages()
-        involved_s = {s for s, _, _ in messages}
-        involved_r = {r for _, r, _ in messages}
-        senders = tuple(h for h in platform.hosts if h in involved_s)
-        receivers = tuple(h for h in platform.hosts if h in involved_r)
-        si = {h: i for i, h in enumerate(senders)}
-        ri = {h: j for j, h in enumerate(receivers)}
+        src, dst, message_size = collective.message_columns(platform)
+        n = len(platform.hosts)
+        involved_s, involved_r = np.zeros(n, bool), np.zeros(n, bool)
+        involved_s[src] = True
+        involved_r[dst] = True
+        sender_hosts, receiver_hosts = np.flatnonzero(involved_s), np.flatnonzero(involved_r)  # in platform order
+        senders = tuple(platform.hosts[i] for i in sender_hosts.tolist())
+        receivers = tuple(platform.hosts[i] for i in receiver_hosts.tolist())
         shape = (len(senders), len(receivers))
         mask = np.zeros(shape, bool)
         size = np.zeros(shape)
-        rows = np.array([si[s] for s, _, _ in messages], dtype=np.int64)
-        cols = np.array([ri[r] for _, r, _ in messages], dtype=np.int64)
+        rows = np.searchsorted(sender_hosts, src)
+        cols = np.searchsorted(receiver_hosts, dst)
         mask[rows, cols] = True
-        size[rows, cols] = [m for _, _, m in messages]
+        size[rows, cols] = message_size
         # latency and bottleneck bandwidth of the routes that carry a message (vectorised route lookup)
-        host = {h: i for i, h in enumerate(platform.hosts)}
-        routes = pair_routes(platform, platform.hosts, [host[s] for s, _, _ in messages],
-                             [host[r] for _, r, _ in messages])
+        if routes is None:
+            routes = pair_routes(platform, platform.hosts, src, dst)
         lat = np.zeros(shape)
         bw = np.ones(shape)
         lat[rows, cols] = routes.latency

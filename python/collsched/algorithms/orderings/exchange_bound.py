@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import CollectiveError
-from ...platform.routes import pair_routes
+from ...platform.routes import PairRoutes, pair_routes
 from ...schedules.base import Bound
 from ...simulation.models import Circuit, Fluid, Model, OnePort
 from .costs import Exchange
@@ -38,28 +38,29 @@ def _open_shop(x, sync: bool) -> tuple[float, str]:
     return best_r, "largest per-node receive sum (open-shop bound)"
 
 
-def _links(platform, collective, fluid: bool) -> tuple[float, str]:
+def _links(platform, collective, fluid: bool, routes: PairRoutes | None = None) -> tuple[float, str]:
     """Per link (direction) load: Circuit holds it L + m/B per message; Fluid carries m at its bandwidth.
 
-    The loads are summed hop by hop in message order, as a loop over the
-    messages would sum them, so the figures are those of that loop to the
-    last bit; among equal loads the link first met wins.
+    ``routes``: those of the collective's messages (``message_columns``) if
+    the caller has them. The loads are summed hop by hop in message order,
+    as a loop over the messages would sum them, so the figures are those of
+    that loop to the last bit; among equal loads the link first met wins.
     """
-    messages = collective.messages()
-    index = {h: i for i, h in enumerate(platform.hosts)}
-    routes = pair_routes(platform, platform.hosts, [index[s] for s, _, _ in messages],
-                         [index[r] for _, r, _ in messages])
-    size = np.array([m for _, _, m in messages], dtype=np.float64)
+    src, dst, size = collective.message_columns(platform)
+    if routes is None:
+        routes = pair_routes(platform, platform.hosts, src, dst)
     links = list(platform.links.values())
-    sharing = np.array([link.sharing for link in links])
+    fatpipe = np.array([link.sharing == "fatpipe" for link in links])
+    two_way = np.array([link.sharing != "shared" for link in links])
     link_bw = np.array([link.bandwidth for link in links], dtype=np.float64)
-    pair, hop_link = routes.hop_pair, routes.hop_link
-    kept = sharing[hop_link] != "fatpipe"   # a fat pipe gives every flow its full bandwidth: no load
-    pair, hop_link, forward = pair[kept], hop_link[kept], routes.hop_fwd[kept]
+    pair, hop_link, forward = routes.hop_pair, routes.hop_link, routes.hop_fwd
+    if fatpipe.any():   # a fat pipe gives every flow its full bandwidth: no load
+        kept = ~fatpipe[hop_link]
+        pair, hop_link, forward = pair[kept], hop_link[kept], forward[kept]
     if not hop_link.shape[0]:
         return 0.0, "largest link load"
     # one key per link direction; a shared link's directions are one capacity
-    key = 2 * hop_link + ((sharing[hop_link] != "shared") & ~forward)
+    key = 2 * hop_link + (two_way[hop_link] & ~forward)
     n_keys = 2 * len(links)
     if fluid:
         load = np.bincount(key, weights=size[pair] / link_bw[hop_link], minlength=n_keys)
@@ -68,10 +69,10 @@ def _links(platform, collective, fluid: bool) -> tuple[float, str]:
         score = load + first
     else:
         score = np.bincount(key, weights=routes.latency[pair] + size[pair] / routes.bandwidth[pair], minlength=n_keys)
-    used, first_hop = np.unique(key, return_index=True)
+    used = np.flatnonzero(np.bincount(key, minlength=n_keys))
     best = score[used].max()
     tied = used[score[used] == best]
-    chosen = int(tied[np.argmin(first_hop[np.isin(used, tied)])])  # the link direction met first
+    chosen = int(key[np.argmax(np.isin(key, tied))])  # the link direction met first
     return float(score[chosen]), f"largest link load (link {links[chosen // 2].id})"
 
 
@@ -138,9 +139,11 @@ def exchange_bound(platform, collective, *, model: Model) -> Bound:
         candidates.append(_open_shop(x, model.sync))
         candidates.append((float(x.cost.max(initial=0.0)), "longest single message"))
     else:
-        x = Exchange.of(platform, collective, overheads=False)
+        src, dst, _ = collective.message_columns(platform)
+        routes = pair_routes(platform, platform.hosts, src, dst)
+        x = Exchange.of(platform, collective, overheads=False, routes=routes)
         candidates.append((float(x.cost.max(initial=0.0)), "longest single message"))
-        candidates.append(_links(platform, collective, isinstance(model, Fluid)))
+        candidates.append(_links(platform, collective, isinstance(model, Fluid), routes))
         if model.one_port:
             y = x if isinstance(model, Circuit) else Exchange(x.senders, x.receivers, x.mask, x.send,
                                                               np.zeros_like(x.latency), x.recv, x.recv)

@@ -21,7 +21,6 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ...schedules import Status, StepSchedule, Transfer
 from ..registry import register
@@ -63,6 +62,8 @@ def bvn_steps(T: np.ndarray, *, tol: float = 1e-12) -> list[tuple[float, list[tu
     >>> sum(l for l, _ in steps), [sorted(p) for _, p in steps]
     (2.0, [[(0, 1), (1, 0)], [(0, 1)]])
     """
+    from scipy.optimize import linear_sum_assignment  # scipy.optimize takes ~1 s to import: only when used
+
     S, R = T.shape
     rows, cols = T.sum(axis=1), T.sum(axis=0)
     D = float(max(rows.max(initial=0.0), cols.max(initial=0.0)))

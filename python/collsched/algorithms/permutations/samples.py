@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ...collectives import AllToMany
 
@@ -55,6 +54,8 @@ def random_com(n: int, d: int, *, seed: int = 0, max_size: int | None = None) ->
     """
     if not 0 <= d < n:
         raise ValueError(f"option d must be in 0 .. {n - 1}, got {d}")
+    from scipy.optimize import linear_sum_assignment  # scipy.optimize takes ~1 s to import: only when used
+
     rng = np.random.default_rng(seed)
     used = np.eye(n, dtype=bool)
     for _ in range(d):
