@@ -105,7 +105,7 @@ class RankPlan(RankOps):
         self._sizes = {i: payload.message_bytes(program.op_size[i], payload.header_words(self.pieces[i]))
                        for i in self.ops if self.kind[i] in (SEND, RECV)}
 
-    def buffers(self, rep: int) -> dict:
+    def buffers(self, rep: int, into: dict | None = None) -> dict:
         """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives empty.
 
         A send's header (what its pieces hold) is written into its buffer
@@ -116,6 +116,10 @@ class RankPlan(RankOps):
         ----------
         rep : int
             The repetition (the fillers depend on it).
+        into : dict, optional
+            The buffers of an earlier repetition: their sends' fillers are
+            rewritten in place and the same arrays returned (so that
+            persistent requests made on them, :meth:`requests`, stay valid).
 
         Returns
         -------
@@ -131,16 +135,55 @@ class RankPlan(RankOps):
         >>> bufs = RankPlan(b.build(), 0).buffers(3)
         >>> bufs[0].shape, bool((bufs[0][8:] == payload.filler(8, 0, 3)).all())
         ((16,), True)
+        >>> again = RankPlan(b.build(), 0).buffers(4, into=bufs)
+        >>> again[0] is bufs[0], bool((bufs[0][8:] == payload.filler(8, 0, 4)).all())
+        (True, True)
         """
-        out = {}
+        out = {} if into is None else into
         for i, n in self._sizes.items():
             if self.kind[i] == SEND:
                 head = 8 * payload.header_words(self.pieces[i])
-                buf = np.empty(n, dtype=np.uint8)
+                buf = np.empty(n, dtype=np.uint8) if into is None else into[i]
                 buf[head:] = payload.filler(n - head, int(self.program.op_msg[i]), rep)
                 out[i] = buf
-            else:
+            elif into is None:
                 out[i] = np.empty(n, dtype=np.uint8)
+        return out
+
+    def requests(self, comm, buffers: dict) -> list:
+        """Persistent requests on ``buffers`` (``Send_init``/``Recv_init``), per position of :attr:`table`.
+
+        Made once, started by the walk at every repetition whose buffers are
+        these arrays (:meth:`buffers` with ``into``); free them with
+        ``Free()`` when done.
+
+        Parameters
+        ----------
+        comm : mpi4py.MPI.Comm
+        buffers : dict
+            :meth:`buffers`.
+
+        Returns
+        -------
+        list
+            A request per send and receive, None per computation.
+
+        Examples
+        --------
+        See :mod:`collsched.runtime.worker` (requests need an MPI job).
+
+        >>> callable(RankPlan.requests)
+        True
+        """
+        kinds, peers, tags = self.table[:3]
+        out = []
+        for j, i in enumerate(self.ops):
+            if kinds[j] == SEND:
+                out.append(comm.Send_init(buffers[i], peers[j], tags[j]))
+            elif kinds[j] == RECV:
+                out.append(comm.Recv_init(buffers[i], peers[j], tags[j]))
+            else:
+                out.append(None)
         return out
 
 
@@ -189,7 +232,8 @@ class _TestData:
 
 def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: float = 1e9,
             compute: str = "model", latency: Sequence[float] | None = None, corrupt: bool = False,
-            poll: float = 0.0, buffers: dict | None = None):
+            poll: float = 0.0, buffers: dict | None = None, meter: list | None = None,
+            requests: Sequence | None = None):
     """Run ``plan`` once on ``comm`` (whose rank ``i`` is program rank ``i``); fills ``store``.
 
     Parameters
@@ -220,6 +264,12 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     buffers : dict, optional
         ``plan.buffers(rep)``, made before time 0 so that making them costs
         the run nothing (default: made here).
+    meter : list, optional
+        ``[seconds, calls]``: CPU seconds inside ``MPI_Waitsome``/``Testsome``
+        and their number, added to (see :func:`~.walk.walk`).
+    requests : sequence, optional
+        ``plan.requests(comm, buffers)``: persistent requests on ``buffers``
+        (then required), started instead of posting ``Isend``/``Irecv``.
 
     Returns
     -------
@@ -236,7 +286,7 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     True
     """
     data = _TestData(plan, store, rep, corrupt, speed, compute, buffers)
-    start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll)
+    start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll, meter=meter, started=requests)
     return start, end, data.received
 
 
