@@ -177,12 +177,44 @@ def walk_rank(n: int, count: int, repeat: int, polls: list[float]) -> None:
                 cpus.append(cpu / n)
                 owns.append(own / n)
         out[str(poll)] = (spans, cpus, owns)
+    out["bare"] = _bare(comm, plan, buffers, requests, repeat) if persistent else None
     for request in requests or ():
         if request is not None:
             request.Free()
     bad = comm.reduce(bad, op=MPI.SUM)
     if comm.rank == 0:
         print(json.dumps({"messages": prog.n_messages, "results": out, "problems": bad}))
+
+
+class _Buffers:
+    """A payload that only hands the pre-built buffers: what the walk costs with nothing to write or check."""
+
+    def __init__(self, buffers):
+        self.send = self.recv = buffers.__getitem__
+
+    def arrived(self, i, buf):
+        pass
+
+    def compute(self, i):
+        pass
+
+
+def _bare(comm, plan, buffers, requests, repeat: int) -> list[float]:
+    """The walk alone (``poll=0``, no timing, :class:`_Buffers`): rank 0's list of mean own CPU seconds per run."""
+    from mpi4py import MPI
+
+    from collsched.runtime.walk import walk
+
+    owns = []
+    for rep in range(repeat + 1):
+        meter = [0.0, 0]
+        comm.Barrier()
+        cpu = time.process_time()
+        walk(comm, plan, _Buffers(buffers), meter=meter, started=requests)
+        own = comm.reduce(time.process_time() - cpu - meter[0], op=MPI.SUM)
+        if rep and comm.rank == 0:
+            owns.append(own / comm.size)
+    return owns
 
 
 def _store(plan):
@@ -216,6 +248,11 @@ def direct(repeat: int) -> None:
                   f"per message per rank, of which the executor's own (outside Waitsome/Testsome) "
                   f"{1e6 * statistics.median(owns) / per_rank:.1f} us (best {1e6 * min(owns) / per_rank:.1f}), "
                   f"verified {got['problems'] == 0}")
+        if got["results"]["bare"] is not None:
+            owns = got["results"]["bare"]
+            print(f"executor, the walk alone on {n} local ranks (poll=0, no timing, a payload that only hands the "
+                  f"pre-built buffers): own CPU (outside Waitsome) {1e6 * statistics.median(owns) / per_rank:.1f} us "
+                  f"per message per rank (median of {repeat}; best {1e6 * min(owns) / per_rank:.1f})")
 
 
 if __name__ == "__main__":
