@@ -70,6 +70,10 @@ class RankPlan(RankOps):
         The rank's operation ids, in program order (and the rest of :class:`~.walk.RankOps`).
     deps : dict
         ``op -> list of ops`` it waits for.
+    header_at : dict
+        ``send or recv op -> (words, [((value, segment), first, last, square), ...])``: its
+        header's length in int64 words, and where each content sits in it
+        (``square``: a 2×2 matrix), in :func:`payload.header`'s order.
     pieces : dict
         ``op -> tuple of Piece`` (for a receive: the pieces its message carries).
     recv_words : dict
@@ -104,6 +108,7 @@ class RankPlan(RankOps):
                 self.pieces[i] = op.pieces
         self._sizes = {i: payload.message_bytes(program.op_size[i], payload.header_words(self.pieces[i]))
                        for i in self.ops if self.kind[i] in (SEND, RECV)}
+        self.header_at = {i: _header_at(self.pieces[i]) for i in self._sizes}
 
     def buffers(self, rep: int, into: dict | None = None) -> dict:
         """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives empty.
@@ -198,15 +203,17 @@ class _TestData:
         self.received: list = []
 
     def send(self, i):
-        pieces = self.plan.pieces[i]
+        buf = self.buffers[i]
+        n, at = self.plan.header_at[i]
+        words = buf[:8 * n].view(np.int64)
+        store = self.store
         try:
-            words = payload.header(pieces, self.store)
+            for key, a, b, _ in at:
+                words[a:b] = np.asarray(store[key]).reshape(-1)
         except KeyError as exc:
             value, segment = exc.args[0]
             raise RuntimeError(f"op {i} (send msg {int(self.plan.program.op_msg[i])}) carries {value!r} "
                                f"segment {segment}, which the rank does not hold") from None
-        buf = self.buffers[i]
-        buf[:8 * words.shape[0]] = words.view(np.uint8)
         if self.corrupt and buf.shape[0]:
             buf[buf.shape[0] // 2] ^= 0xFF
             self.corrupt = False
@@ -216,9 +223,11 @@ class _TestData:
         return self.buffers[i]
 
     def arrived(self, i, buf):
-        words = buf[:8 * self.plan.recv_words[i]].view(np.int64)
-        for key, value in payload.split_header(words, self.plan.pieces[i]):
-            self.store.setdefault(key, value)
+        n, at = self.plan.header_at[i]
+        words = buf[:8 * n].view(np.int64)
+        setdefault = self.store.setdefault
+        for key, a, b, square in at:
+            setdefault(key, words[a:b].reshape(2, 2) if square else words[a:b])
         self.received.append((i, buf))
 
     def compute(self, i):
@@ -288,6 +297,15 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     data = _TestData(plan, store, rep, corrupt, speed, compute, buffers)
     start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll, meter=meter, started=requests)
     return start, end, data.received
+
+
+def _header_at(pieces) -> tuple:
+    """``(words, [((value, segment), first, last, square), ...])``: where :func:`payload.header` puts each content."""
+    at, k = [], 0
+    for (key, chunk) in payload.split_header(np.arange(payload.header_words(pieces)), pieces):
+        at.append((key, k, k + chunk.size, chunk.ndim == 2))
+        k += chunk.size
+    return k, at
 
 
 def _compute(pieces, store) -> None:
