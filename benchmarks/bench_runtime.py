@@ -25,7 +25,11 @@ Python, the payload's, and posting each ``Isend``/``Irecv``, without MPI's
 progress engine spinning while the rank waits for a message. On 8 ranks
 over 2 cores the first figure is mostly the ranks waiting for a core; the
 last one is what the rank's own code costs, whatever the load (a rank
-pre-empted inside its own code is not charged CPU for it).
+pre-empted inside its own code is not charged CPU for it); with
+``poll > 0`` it also counts the polling loop (``Testsome`` and
+``time.sleep``'s system calls), so the ``poll=0`` lines give the cost per
+message. Last, per rank count, the walk alone (``poll=0``, no timing, a
+payload that only hands the pre-built buffers): its own CPU per message.
 
 Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``
 (with ``PYTHONPATH`` set to another checkout's ``python/``, the executor lines measure that one: how the
