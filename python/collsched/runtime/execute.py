@@ -287,13 +287,23 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     received : list
         ``(op, buffer)`` of every receive, for :func:`check_received`.
 
+    Raises
+    ------
+    ValueError
+        ``requests`` without the ``buffers`` they were made on.
+
     Examples
     --------
     See :mod:`collsched.runtime` (the executor needs an MPI job).
 
-    >>> callable(execute)
-    True
+    >>> execute(None, None, store={}, rep=0, t0=0.0, requests=[])
+    Traceback (most recent call last):
+    ...
+    ValueError: execute: requests= are made on buffers; pass those buffers= too (plan.buffers(rep, into=...))
     """
+    if requests is not None and buffers is None:
+        raise ValueError("execute: requests= are made on buffers; "
+                         "pass those buffers= too (plan.buffers(rep, into=...))")
     data = _TestData(plan, store, rep, corrupt, speed, compute, buffers)
     start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll, meter=meter, started=requests)
     return start, end, data.received
