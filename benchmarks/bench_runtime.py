@@ -18,8 +18,18 @@ on the same 8 ranks and on 2 ranks (200 all-to-alls), for several ``poll``
 values, giving both that figure (median of the repetitions) and the CPU
 seconds a rank spent in its walk per message (``time.process_time``, mean
 over ranks: Python and MPI, including MPI's spinning while a rank waits
-with ``poll=0``). On 8 ranks over 2 cores the first is mostly the ranks
-waiting for a core.
+with ``poll=0``), and of that CPU **the executor's own cost**: the CPU
+seconds a rank spent in its walk outside ``MPI_Waitsome``/``MPI_Testsome``
+(the walk's ``meter``), per message the rank sends, mean over ranks: its
+Python, the payload's, and posting each ``Isend``/``Irecv``, without MPI's
+progress engine spinning while the rank waits for a message. On 8 ranks
+over 2 cores the first figure is mostly the ranks waiting for a core; the
+last one is what the rank's own code costs, whatever the load (a rank
+pre-empted inside its own code is not charged CPU for it); with
+``poll > 0`` it also counts the polling loop (``Testsome`` and
+``time.sleep``'s system calls), so the ``poll=0`` lines give the cost per
+message. Last, per rank count, the walk alone (``poll=0``, no timing, a
+payload that only hands the pre-built buffers): its own CPU per message.
 
 Run: ``.venv/bin/python benchmarks/bench_runtime.py [--repeat 3] [--local] [--plot out.png] [--executor-only]``
 (with ``PYTHONPATH`` set to another checkout's ``python/``, the executor lines measure that one: how the
@@ -30,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import json
 import os
 import sys
@@ -140,11 +151,22 @@ def walk_rank(n: int, count: int, repeat: int, polls: list[float]) -> None:
     _, _, prog = _caterpillar(n, count)
     plan = RankPlan(prog, comm.rank, tag_ub=int(comm.Get_attr(MPI.TAG_UB)))
     out, bad = {}, 0
+    persistent = hasattr(plan, "requests")  # an older collsched: buffers made per repetition, or in the run
+    buffers = plan.buffers(0) if persistent else None
+    requests = plan.requests(comm, buffers) if persistent else None
     for poll in polls:
-        spans, cpus = [], []
+        spans, cpus, owns = [], [], []
         for rep in range(repeat + 1):  # the first is a warm-up
             store = _store(plan)
-            made = {"buffers": plan.buffers(rep)} if hasattr(plan, "buffers") else {}  # an older collsched: in the run
+            if persistent:
+                made = {"buffers": plan.buffers(rep, into=buffers), "requests": requests}
+            else:
+                made = {"buffers": plan.buffers(rep)} if hasattr(plan, "buffers") else {}
+            meter = [0.0, 0]
+            if "meter" in inspect.signature(execute).parameters:  # an older collsched has no meter: own = nan
+                made["meter"] = meter
+            else:
+                meter[0] = float("nan")
             comm.Barrier()
             t0 = comm.bcast(time.perf_counter(), root=0)
             cpu = time.process_time()
@@ -152,14 +174,51 @@ def walk_rank(n: int, count: int, repeat: int, polls: list[float]) -> None:
             cpu = time.process_time() - cpu
             bad += len(check_received(plan, received, rep))
             span = comm.reduce(max(end.values(), default=0.0), op=MPI.MAX)
+            own = comm.reduce(cpu - meter[0], op=MPI.SUM)
             cpu = comm.reduce(cpu, op=MPI.SUM)
             if rep and comm.rank == 0:
                 spans.append(span)
                 cpus.append(cpu / n)
-        out[str(poll)] = (spans, cpus)
+                owns.append(own / n)
+        out[str(poll)] = (spans, cpus, owns)
+    out["bare"] = _bare(comm, plan, buffers, requests, repeat) if persistent else None
+    for request in requests or ():
+        if request is not None:
+            request.Free()
     bad = comm.reduce(bad, op=MPI.SUM)
     if comm.rank == 0:
         print(json.dumps({"messages": prog.n_messages, "results": out, "problems": bad}))
+
+
+class _Buffers:
+    """A payload that only hands the pre-built buffers: what the walk costs with nothing to write or check."""
+
+    def __init__(self, buffers):
+        self.send = self.recv = buffers.__getitem__
+
+    def arrived(self, i, buf):
+        pass
+
+    def compute(self, i):
+        pass
+
+
+def _bare(comm, plan, buffers, requests, repeat: int) -> list[float]:
+    """The walk alone (``poll=0``, no timing, :class:`_Buffers`): rank 0's list of mean own CPU seconds per run."""
+    from mpi4py import MPI
+
+    from collsched.runtime.walk import walk
+
+    owns = []
+    for rep in range(repeat + 1):
+        meter = [0.0, 0]
+        comm.Barrier()
+        cpu = time.process_time()
+        walk(comm, plan, _Buffers(buffers), meter=meter, started=requests)
+        own = comm.reduce(time.process_time() - cpu - meter[0], op=MPI.SUM)
+        if rep and comm.rank == 0:
+            owns.append(own / comm.size)
+    return owns
 
 
 def _store(plan):
@@ -186,11 +245,18 @@ def direct(repeat: int) -> None:
         got = json.loads(text.strip().splitlines()[-1])
         per_rank = got["messages"] / n
         for poll in polls:
-            spans, cpus = got["results"][str(poll)]
+            spans, cpus, owns = got["results"][str(poll)]
             print(f"executor, walk direct: {got['messages']} messages of 1 kB on {n} local ranks, poll={poll:g}: "
                   f"{1e6 * statistics.median(spans) / per_rank:.0f} us per message per rank (median of {repeat}; "
                   f"best {1e6 * min(spans) / per_rank:.0f}), CPU {1e6 * statistics.median(cpus) / per_rank:.1f} us "
-                  f"per message per rank, verified {got['problems'] == 0}")
+                  f"per message per rank, of which the executor's own (outside Waitsome/Testsome) "
+                  f"{1e6 * statistics.median(owns) / per_rank:.1f} us (best {1e6 * min(owns) / per_rank:.1f}), "
+                  f"verified {got['problems'] == 0}")
+        if got["results"]["bare"] is not None:
+            owns = got["results"]["bare"]
+            print(f"executor, the walk alone on {n} local ranks (poll=0, no timing, a payload that only hands the "
+                  f"pre-built buffers): own CPU (outside Waitsome) {1e6 * statistics.median(owns) / per_rank:.1f} us "
+                  f"per message per rank (median of {repeat}; best {1e6 * min(owns) / per_rank:.1f})")
 
 
 if __name__ == "__main__":

@@ -58,3 +58,34 @@ def test_buffers_hold_the_fillers_at_the_message_sizes(programs):
                 assert buf.shape[0] == payload.message_bytes(prog.op_size[i], head // 8), label
                 if plan.kind[i] == SEND:
                     assert np.array_equal(buf[head:], payload.filler(buf.shape[0] - head, msg, 5)), label
+
+
+def test_refilled_buffers_are_the_same_arrays_with_the_new_fillers(programs):
+    """buffers(rep, into=old) rewrites old's sends in place (persistent requests stay valid): equal to buffers(rep)."""
+    for label, prog in programs:
+        for r in range(len(prog.ranks)):
+            plan = RankPlan(prog, r)
+            old = plan.buffers(1)
+            arrays = dict(old)
+            again = plan.buffers(6, into=old)
+            fresh = plan.buffers(6)
+            assert again is old and all(again[i] is arrays[i] for i in arrays), label
+            for i in fresh:
+                head = 8 * payload.header_words(plan.pieces[i]) if plan.kind[i] == SEND else fresh[i].shape[0]
+                assert again[i].shape == fresh[i].shape and np.array_equal(again[i][head:], fresh[i][head:]), label
+
+
+def test_header_positions_are_payload_header_order(programs):
+    """header_at puts each content where payload.header puts it: written through it, the words are equal."""
+    for label, prog in programs:
+        for r in range(len(prog.ranks)):
+            plan = RankPlan(prog, r)
+            for i, (n, at) in plan.header_at.items():
+                store = {(p.value, s): payload.content(p.value, s)
+                         for p in plan.pieces[i] for s in range(p.start, p.end)}
+                words = np.zeros(n, dtype=np.int64)
+                for key, a, b, square in at:
+                    words[a:b] = store[key].reshape(-1)
+                    assert square == (store[key].shape == (2, 2)), label
+                assert n == payload.header_words(plan.pieces[i]), label
+                assert np.array_equal(words, payload.header(plan.pieces[i], store)), label

@@ -27,8 +27,10 @@ allreduce     operand ``k``'s rank: buffer     every rank: the buffer
 ============  ===============================  ===================================
 
 :class:`Prepared` is computed once per plan and rank; :class:`Bound` binds it
-to one call's arrays (views, no copies, except that a message carrying
-several pieces is packed into, or unpacked from, one buffer).
+to one call's arrays (views, no copies: a message carrying several pieces
+is sent from, and received into, its pieces' places through an MPI derived
+datatype, ``MPI_Type_create_hindexed`` over their addresses, kept while
+the call's arrays stay where they are).
 
 Examples
 --------
@@ -185,6 +187,48 @@ class Prepared(RankOps):
         for s, (a, b) in spans.items():
             self.slots[s] = ("scratch", a, b)
         self._scratch: tuple = ((), None)
+        self._types: dict = {}
+
+    def datatype(self, i: int, views) -> object:
+        """The committed MPI datatype of op ``i``'s pieces at ``views``' addresses (one per op, kept while they stay).
+
+        Parameters
+        ----------
+        i : int
+            A send or receive of several pieces.
+        views : sequence of numpy.ndarray
+            Its pieces' bytes, in message order.
+
+        Returns
+        -------
+        mpi4py.MPI.Datatype
+            ``MPI_Type_create_hindexed`` of ``MPI_BYTE`` over absolute
+            addresses (post it as ``[MPI.BOTTOM, 1, type]``); made again only
+            when an address or a length changes (the earlier one is freed).
+
+        Examples
+        --------
+        >>> import collsched as cs
+        >>> from collsched.mpi.plans import Plan
+        >>> p = cs.topologies.star(3)
+        >>> c = cs.Broadcast(source="h0", targets=p.hosts, size=12)
+        >>> prep = Prepared(Plan.of(p, c, cs.plan(p, c, algorithm="linear"), low=1, high=12), 0)
+        >>> a = np.arange(8, dtype=np.uint8)
+        >>> t = prep.datatype(0, [a[:2], a[5:]])
+        >>> t.size, prep.datatype(0, [a[:2], a[5:]]) is t
+        (5, True)
+        """
+        from mpi4py import MPI
+
+        key = tuple((v.ctypes.data, v.shape[0]) for v in views)
+        held = self._types.get(i)
+        if held is not None and held[0] == key:
+            return held[1]
+        if held is not None:
+            held[1].Free()
+        made = MPI.BYTE.Create_hindexed([n for _, n in key], [a for a, _ in key]).Commit()
+        self._types[i] = (key, made)
+        return made
 
     def scratch(self, units: int, like: np.ndarray) -> list:
         """Scratch arrays for ``units`` units per value (kept for the next call of the same shape).
@@ -334,7 +378,7 @@ class Bound:
         return self.arrays[slot][a * u // d - off:b * u // d - off]
 
     def send(self, i):
-        """The bytes send ``i`` posts: a view of the arrays, or the pieces packed.
+        """The bytes send ``i`` posts: a view of the arrays, or its pieces in place through a derived datatype.
 
         Examples
         --------
@@ -343,13 +387,20 @@ class Bound:
         >>> callable(Bound.send)
         True
         """
+        return self._posted(i)
+
+    def _posted(self, i):
+        from mpi4py import MPI
+
         ranges = self.prep.ranges[i]
         if len(ranges) == 1:
             return _bytes(self._view(*ranges[0]))
-        return np.concatenate([_bytes(self._view(*r)) for r in ranges] or [np.zeros(0, np.uint8)])
+        if not ranges:
+            return np.zeros(0, np.uint8)
+        return [MPI.BOTTOM, 1, self.prep.datatype(i, [_bytes(self._view(*r)) for r in ranges])]
 
     def recv(self, i):
-        """The bytes receive ``i`` posts: a view of the arrays, or a buffer to unpack.
+        """The bytes receive ``i`` posts: a view of the arrays, or its pieces in place through a derived datatype.
 
         Examples
         --------
@@ -358,13 +409,10 @@ class Bound:
         >>> callable(Bound.recv)
         True
         """
-        ranges = self.prep.ranges[i]
-        if len(ranges) == 1:
-            return _bytes(self._view(*ranges[0]))
-        return np.empty(sum(_bytes(self._view(*r)).shape[0] for r in ranges), dtype=np.uint8)
+        return self._posted(i)
 
     def arrived(self, i, buf):
-        """Receive ``i`` completed: unpack a message of several pieces.
+        """Receive ``i`` completed: nothing to do (its bytes are in place).
 
         Examples
         --------
@@ -373,14 +421,7 @@ class Bound:
         >>> callable(Bound.arrived)
         True
         """
-        ranges = self.prep.ranges[i]
-        if len(ranges) == 1:
-            return
-        at = 0
-        for r in ranges:
-            target = _bytes(self._view(*r))
-            target[...] = buf[at:at + target.shape[0]]
-            at += target.shape[0]
+        return None
 
     def compute(self, i):
         """Combine computation ``i``'s inputs into its output with the call's operator.

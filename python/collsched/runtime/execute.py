@@ -70,6 +70,10 @@ class RankPlan(RankOps):
         The rank's operation ids, in program order (and the rest of :class:`~.walk.RankOps`).
     deps : dict
         ``op -> list of ops`` it waits for.
+    header_at : dict
+        ``send or recv op -> (words, [((value, segment), first, last, square), ...])``: its
+        header's length in int64 words, and where each content sits in it
+        (``square``: a 2×2 matrix), in :func:`payload.header`'s order.
     pieces : dict
         ``op -> tuple of Piece`` (for a receive: the pieces its message carries).
     recv_words : dict
@@ -104,8 +108,9 @@ class RankPlan(RankOps):
                 self.pieces[i] = op.pieces
         self._sizes = {i: payload.message_bytes(program.op_size[i], payload.header_words(self.pieces[i]))
                        for i in self.ops if self.kind[i] in (SEND, RECV)}
+        self.header_at = {i: _header_at(self.pieces[i]) for i in self._sizes}
 
-    def buffers(self, rep: int) -> dict:
+    def buffers(self, rep: int, into: dict | None = None) -> dict:
         """Every message buffer of repetition ``rep``, made before it starts: sends hold their filler, receives empty.
 
         A send's header (what its pieces hold) is written into its buffer
@@ -116,6 +121,10 @@ class RankPlan(RankOps):
         ----------
         rep : int
             The repetition (the fillers depend on it).
+        into : dict, optional
+            The buffers of an earlier repetition: their sends' fillers are
+            rewritten in place and the same arrays returned (so that
+            persistent requests made on them, :meth:`requests`, stay valid).
 
         Returns
         -------
@@ -131,16 +140,55 @@ class RankPlan(RankOps):
         >>> bufs = RankPlan(b.build(), 0).buffers(3)
         >>> bufs[0].shape, bool((bufs[0][8:] == payload.filler(8, 0, 3)).all())
         ((16,), True)
+        >>> again = RankPlan(b.build(), 0).buffers(4, into=bufs)
+        >>> again[0] is bufs[0], bool((bufs[0][8:] == payload.filler(8, 0, 4)).all())
+        (True, True)
         """
-        out = {}
+        out = {} if into is None else into
         for i, n in self._sizes.items():
             if self.kind[i] == SEND:
                 head = 8 * payload.header_words(self.pieces[i])
-                buf = np.empty(n, dtype=np.uint8)
+                buf = np.empty(n, dtype=np.uint8) if into is None else into[i]
                 buf[head:] = payload.filler(n - head, int(self.program.op_msg[i]), rep)
                 out[i] = buf
-            else:
+            elif into is None:
                 out[i] = np.empty(n, dtype=np.uint8)
+        return out
+
+    def requests(self, comm, buffers: dict) -> list:
+        """Persistent requests on ``buffers`` (``Send_init``/``Recv_init``), per position of :attr:`table`.
+
+        Made once, started by the walk at every repetition whose buffers are
+        these arrays (:meth:`buffers` with ``into``); free them with
+        ``Free()`` when done.
+
+        Parameters
+        ----------
+        comm : mpi4py.MPI.Comm
+        buffers : dict
+            :meth:`buffers`.
+
+        Returns
+        -------
+        list
+            A request per send and receive, None per computation.
+
+        Examples
+        --------
+        See :mod:`collsched.runtime.worker` (requests need an MPI job).
+
+        >>> callable(RankPlan.requests)
+        True
+        """
+        kinds, peers, tags = self.table[:3]
+        out = []
+        for j, i in enumerate(self.ops):
+            if kinds[j] == SEND:
+                out.append(comm.Send_init(buffers[i], peers[j], tags[j]))
+            elif kinds[j] == RECV:
+                out.append(comm.Recv_init(buffers[i], peers[j], tags[j]))
+            else:
+                out.append(None)
         return out
 
 
@@ -155,15 +203,17 @@ class _TestData:
         self.received: list = []
 
     def send(self, i):
-        pieces = self.plan.pieces[i]
+        buf = self.buffers[i]
+        n, at = self.plan.header_at[i]
+        words = buf[:8 * n].view(np.int64)
+        store = self.store
         try:
-            words = payload.header(pieces, self.store)
+            for key, a, b, _ in at:
+                words[a:b] = np.asarray(store[key]).reshape(-1)
         except KeyError as exc:
             value, segment = exc.args[0]
             raise RuntimeError(f"op {i} (send msg {int(self.plan.program.op_msg[i])}) carries {value!r} "
                                f"segment {segment}, which the rank does not hold") from None
-        buf = self.buffers[i]
-        buf[:8 * words.shape[0]] = words.view(np.uint8)
         if self.corrupt and buf.shape[0]:
             buf[buf.shape[0] // 2] ^= 0xFF
             self.corrupt = False
@@ -173,9 +223,11 @@ class _TestData:
         return self.buffers[i]
 
     def arrived(self, i, buf):
-        words = buf[:8 * self.plan.recv_words[i]].view(np.int64)
-        for key, value in payload.split_header(words, self.plan.pieces[i]):
-            self.store.setdefault(key, value)
+        n, at = self.plan.header_at[i]
+        words = buf[:8 * n].view(np.int64)
+        setdefault = self.store.setdefault
+        for key, a, b, square in at:
+            setdefault(key, words[a:b].reshape(2, 2) if square else words[a:b])
         self.received.append((i, buf))
 
     def compute(self, i):
@@ -189,7 +241,8 @@ class _TestData:
 
 def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: float = 1e9,
             compute: str = "model", latency: Sequence[float] | None = None, corrupt: bool = False,
-            poll: float = 0.0, buffers: dict | None = None):
+            poll: float = 0.0, buffers: dict | None = None, meter: list | None = None,
+            requests: Sequence | None = None):
     """Run ``plan`` once on ``comm`` (whose rank ``i`` is program rank ``i``); fills ``store``.
 
     Parameters
@@ -220,6 +273,12 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     buffers : dict, optional
         ``plan.buffers(rep)``, made before time 0 so that making them costs
         the run nothing (default: made here).
+    meter : list, optional
+        ``[seconds, calls]``: CPU seconds inside ``MPI_Waitsome``/``Testsome``
+        and their number, added to (see :func:`~.walk.walk`).
+    requests : sequence, optional
+        ``plan.requests(comm, buffers)``: persistent requests on ``buffers``
+        (then required), started instead of posting ``Isend``/``Irecv``.
 
     Returns
     -------
@@ -228,16 +287,35 @@ def execute(comm, plan: RankPlan, *, store: dict, rep: int, t0: float, speed: fl
     received : list
         ``(op, buffer)`` of every receive, for :func:`check_received`.
 
+    Raises
+    ------
+    ValueError
+        ``requests`` without the ``buffers`` they were made on.
+
     Examples
     --------
     See :mod:`collsched.runtime` (the executor needs an MPI job).
 
-    >>> callable(execute)
-    True
+    >>> execute(None, None, store={}, rep=0, t0=0.0, requests=[])
+    Traceback (most recent call last):
+    ...
+    ValueError: execute: requests= are made on buffers; pass those buffers= too (plan.buffers(rep, into=...))
     """
+    if requests is not None and buffers is None:
+        raise ValueError("execute: requests= are made on buffers; "
+                         "pass those buffers= too (plan.buffers(rep, into=...))")
     data = _TestData(plan, store, rep, corrupt, speed, compute, buffers)
-    start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll)
+    start, end = walk(comm, plan, data, t0=t0, latency=latency, poll=poll, meter=meter, started=requests)
     return start, end, data.received
+
+
+def _header_at(pieces) -> tuple:
+    """``(words, [((value, segment), first, last, square), ...])``: where :func:`payload.header` puts each content."""
+    at, k = [], 0
+    for (key, chunk) in payload.split_header(np.arange(payload.header_words(pieces)), pieces):
+        at.append((key, k, k + chunk.size, chunk.ndim == 2))
+        k += chunk.size
+    return k, at
 
 
 def _compute(pieces, store) -> None:

@@ -172,7 +172,7 @@ class Payload(Protocol):
 
 
 def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, latency: Sequence[float] | None = None,
-         poll: float = 0.0, abort=None):
+         poll: float = 0.0, abort=None, meter: list | None = None, started: Sequence | None = None):
     """Run one rank's operations on ``comm``: sends, receives and computations in dependency order.
 
     The loop reads :attr:`RankOps.table` (lists of ints built once per
@@ -202,6 +202,19 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
         A posted request whose completion stops the walk (another rank
         failed); the walk then returns ``None``, leaving its own pending
         requests to the caller's clean-up.
+    meter : list, optional
+        ``[seconds, calls]``, added to: the CPU seconds (``time.process_time``)
+        spent inside ``MPI_Waitsome``/``MPI_Testsome`` and the number of such
+        calls. The walk's CPU time minus the first is the **executor's own
+        cost**: its Python, the payload's, and posting each ``Isend``/``Irecv``,
+        without MPI's progress engine spinning while the rank waits.
+    started : sequence, optional
+        Per position ``j`` of :attr:`RankOps.table`, a persistent request
+        (``Send_init``/``Recv_init``, built once on the buffer the payload
+        gives for that op; None for a computation): the walk then calls its
+        ``Start()`` where it would post ``Isend``/``Irecv``, so that no request
+        is made per message (the payload's ``send`` is still called first:
+        it may write into that buffer).
 
     Returns
     -------
@@ -232,6 +245,19 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
     ready = firsts[:]  # increasing positions: already a heap, popped in program order
     pop, push = heapq.heappop, heapq.heappush
     isend, irecv = comm.Isend, comm.Irecv
+    if started is None:
+        def post_send(j, buf):
+            return isend(buf, peers[j], tags[j])
+
+        def post_recv(j, buf):
+            return irecv(buf, peers[j], tags[j])
+    else:
+        def post_send(j, buf):
+            request = started[j]
+            request.Start()
+            return request
+
+        post_recv = post_send
     give, take, arrived, compute = payload.send, payload.recv, payload.arrived, payload.compute
     base = 0 if abort is None else 1
     requests, owners, buffers = ([abort], [-1], [None]) if abort is not None else ([], [], [])
@@ -239,6 +265,8 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
     delayed: dict[int, object] = {}
     left = len(ids)
     waitsome, testsome = MPI.Request.Waitsome, MPI.Request.Testsome
+    if meter is not None:
+        waitsome, testsome = _metered(waitsome, meter), _metered(testsome, meter)
 
     while left:
         while ready:
@@ -253,10 +281,10 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
                     delayed[j] = buf
                     push(timers, (clock() + latency[peers[j]], j))
                     continue
-                requests.append(isend(buf, peers[j], tags[j]))
+                requests.append(post_send(j, buf))
             elif k == RECV:
                 buf = take(i)
-                requests.append(irecv(buf, peers[j], tags[j]))
+                requests.append(post_recv(j, buf))
             else:
                 compute(i)
                 left -= 1
@@ -274,7 +302,7 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
         while timers and timers[0][0] <= clock():
             j = pop(timers)[1]
             buf = delayed.pop(j)
-            requests.append(isend(buf, peers[j], tags[j]))
+            requests.append(post_send(j, buf))
             owners.append(j)
             buffers.append(buf)
         if len(requests) == base:
@@ -314,3 +342,24 @@ def walk(comm, ops: RankOps, payload: Payload, *, t0: float | None = None, laten
             owners = [owners[n] for n in keep]
             buffers = [buffers[n] for n in keep]
     return start, end
+
+
+def _metered(call, meter: list):
+    """``call`` that adds its CPU seconds to ``meter[0]`` and 1 to ``meter[1]`` (see :func:`walk`'s ``meter``).
+
+    Examples
+    --------
+    >>> meter = [0.0, 0]
+    >>> _metered(sum, meter)([1, 2]), meter[1]
+    (3, 1)
+    """
+    cpu = time.process_time
+
+    def metered(requests):
+        c = cpu()
+        out = call(requests)
+        meter[0] += cpu() - c
+        meter[1] += 1
+        return out
+
+    return metered

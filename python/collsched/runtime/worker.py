@@ -69,6 +69,7 @@ def _program_task(comm, task: dict, world: list[str]):
         finals = [Piece(Value(*row[1:5]), row[5], row[6]) for row in task.get("final") or () if row[0] == r]
         lat = task.get("latency")
         fault = task.get("fault") or {}
+        buffers = requests = None  # made at the first repetition, refilled and started at the next ones
         for rep in range(reps):
             store = {} if task.get("initial") is not None else _OnDemand()
             for v in initial:
@@ -80,17 +81,22 @@ def _program_task(comm, task: dict, world: list[str]):
                 time.sleep(1e6)
             if fault.get("rank") == me and fault.get("what") == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
-            buffers = plan.buffers(rep)
+            buffers = plan.buffers(rep, into=buffers)
+            if requests is None:
+                requests = plan.requests(sub, buffers)
             sub.Barrier()
             t0 = sub.bcast(time.perf_counter(), root=0)
             start, end, received = execute(
                 sub, plan, store=store, rep=rep, t0=t0, speed=float(task["speed"][r]), buffers=buffers,
                 compute=task["compute"], latency=None if lat is None else lat[r],
                 corrupt=fault.get("rank") == me and fault.get("what") == "corrupt",
-                poll=float(task.get("poll", 0.0)))
+                poll=float(task.get("poll", 0.0)), requests=requests)
             times.append((start, end))
             found = check_received(plan, received, rep) + check_finals(finals, store, prog.denominator)
             problems += [f"rank {r} ({me}) repetition {rep}: {p}" for p in found]
+        for request in requests or ():
+            if request is not None:
+                request.Free()
         sub.Free()
     gathered = comm.gather((times, problems), root=0)
     if comm.rank != 0:
