@@ -35,10 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
-from .calls import call, delegating, operator_failed, private, refusal
+from .calls import _RECENT, call, delegating, operator_failed, own, private, refusal
 from .layout import OperatorFailed
 
 __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv"]
+
+_ND = np.ndarray
 
 
 def _array(a, name: str) -> np.ndarray:
@@ -150,6 +152,11 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    if (type(buf) is _ND and type(root) is int and 0 <= root < ctx.size and buf.flags.c_contiguous
+            and not buf.dtype.hasobject and own(ctx, plans, "broadcast", root, buf.nbytes)):
+        ctx.comm.Bcast([buf, ctx.byte], root)  # the fast path: a plain array, MPI's own at once
+        return buf
     _copy(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
     return buf
 
@@ -181,8 +188,28 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n, at_root = ctx.size, ctx.rank == root
+    if (type(recvbuf) is _ND and type(root) is int and 0 <= root < n and recvbuf.flags.c_contiguous
+            and not recvbuf.dtype.hasobject and (not at_root or _blocks_of(sendbuf, recvbuf, n))
+            and own(ctx, plans, "scatter", root, recvbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Scatter([sendbuf, byte] if at_root else None, [recvbuf, byte], root)
+        return recvbuf
     _copy(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
     return recvbuf
+
+
+def _blocks_of(whole, block, n: int) -> bool:
+    """The fast path's check: ``whole`` is a plain array of ``n`` blocks like ``block`` (a plain array, one dtype).
+
+    Examples
+    --------
+    >>> _blocks_of(np.zeros(6), np.zeros(2), 3), _blocks_of(np.zeros(6), np.zeros(2, np.int64), 3)
+    (True, False)
+    """
+    return (type(whole) is _ND and whole.dtype is block.dtype and whole.nbytes == n * block.nbytes
+            and whole.flags.c_contiguous)
 
 
 def _scatter_buffers(n, me, root, sendbuf, recvbuf):
@@ -229,6 +256,14 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n, at_root = ctx.size, ctx.rank == root
+    if (type(sendbuf) is _ND and type(root) is int and 0 <= root < n and sendbuf.flags.c_contiguous
+            and not sendbuf.dtype.hasobject and (not at_root or _blocks_of(recvbuf, sendbuf, n))
+            and own(ctx, plans, "gather", root, sendbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Gather([sendbuf, byte], [recvbuf, byte] if at_root else None, root)
+        return recvbuf
     _copy(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
     return recvbuf
 
@@ -277,6 +312,12 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
+            and _blocks_of(recvbuf, sendbuf, ctx.size) and own(ctx, plans, "allgather", None, sendbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Allgather([sendbuf, byte], [recvbuf, byte])
+        return recvbuf
     _copy(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
     return recvbuf
 
@@ -316,6 +357,14 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n = ctx.size
+    if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
+            and _blocks_of(recvbuf, sendbuf, 1) and not sendbuf.nbytes % n
+            and own(ctx, plans, "alltoall", None, sendbuf.nbytes // n)):
+        byte = ctx.byte
+        ctx.comm.Alltoall([sendbuf, byte], [recvbuf, byte])
+        return recvbuf
     _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
     return recvbuf
 
@@ -553,6 +602,13 @@ def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root:
     >>> callable(reduce)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    op = ctx.mpi.SUM if op is None else op
+    if (type(op) is ctx.Op and type(sendbuf) is _ND and type(root) is int and 0 <= root < ctx.size
+            and sendbuf.flags.c_contiguous and (ctx.rank != root or _like(recvbuf, sendbuf))
+            and own(ctx, plans, "reduce", root, sendbuf.nbytes, plans is None or op.Is_commutative())):
+        ctx.comm.Reduce(sendbuf, recvbuf if ctx.rank == root else None, op, root)
+        return recvbuf
     return _reduction(comm, "reduce", sendbuf, recvbuf, op, root, commute, plans)
 
 
@@ -585,4 +641,21 @@ def allreduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, op=None, *, commut
     >>> callable(allreduce)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    op = ctx.mpi.SUM if op is None else op
+    if (type(op) is ctx.Op and type(sendbuf) is _ND and sendbuf.flags.c_contiguous and _like(recvbuf, sendbuf)
+            and own(ctx, plans, "allreduce", None, sendbuf.nbytes, plans is None or op.Is_commutative())):
+        ctx.comm.Allreduce(sendbuf, recvbuf, op)
+        return recvbuf
     return _reduction(comm, "allreduce", sendbuf, recvbuf, op, None, commute, plans)
+
+
+def _like(recv, send: np.ndarray) -> bool:
+    """The fast path's check: ``recv`` is a plain array shaped like ``send``, of its dtype.
+
+    Examples
+    --------
+    >>> _like(np.zeros((2, 3)), np.ones((2, 3))), _like(np.zeros(6), np.ones((2, 3)))
+    (True, False)
+    """
+    return type(recv) is _ND and recv.dtype is send.dtype and recv.shape == send.shape and recv.flags.c_contiguous
