@@ -82,13 +82,15 @@ def _adapted(comm, kind: str, root, sendbuf, recvbuf, again) -> None:
     write_back(send if kind == "broadcast" else recv, sendbuf if kind == "broadcast" else recvbuf)
 
 
-def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
-    """One copying collective: ``buffers`` checks (and raises), ``run`` calls MPI's own.
+def _copy(comm, kind: str, root, buffers, mpi, sendbuf, recvbuf, plans) -> None:
+    """One copying collective: ``buffers`` checks (and raises), ``mpi`` says how MPI's own is called.
 
     ``buffers(n, rank, root, sendbuf, recvbuf)`` returns ``(send, recv,
     size, dtype)`` (the user's arrays, checked, and the size plans are
-    looked up by) or raises ``TypeError`` or ``ValueError``; ``run(context,
-    send, recv, root)`` calls MPI's own collective on them (as bytes).
+    looked up by) or raises ``TypeError`` or ``ValueError``; ``mpi(context,
+    send, recv, root)`` returns MPI's own collective on them (as bytes): the
+    private communicator's method and its arguments (:func:`_run` calls it;
+    :func:`.persistent.persistent` keeps it).
     """
     ctx = private(comm)
     try:
@@ -96,17 +98,29 @@ def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
         reason = None
     except Adapt:  # before any communication
         return _adapted(comm, kind, root, sendbuf, recvbuf,
-                        lambda send, recv: _copy(comm, kind, root, buffers, run, send, recv, plans))
+                        lambda send, recv: _copy(comm, kind, root, buffers, mpi, send, recv, plans))
     except (TypeError, ValueError) as exc:
         if plans is None:
             raise refusal(ctx, kind, exc) from None
         send, recv, size, dtype, reason = None, None, 0, None, str(exc)
     if plans is None:
         delegating(ctx, kind, root, size)
-        run(ctx, send, recv, root)
+        _run(mpi(ctx, send, recv, root))
         return
     call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype, reason=reason,
-         flat=True, fallback=lambda ctx: run(ctx, send, recv, root))
+         flat=True, fallback=lambda ctx: _run(mpi(ctx, send, recv, root)))
+
+
+def _run(method_args) -> None:
+    """Call MPI's own collective given as ``(method, arguments)``.
+
+    Examples
+    --------
+    >>> _run((print, ("MPI's own",)))
+    MPI's own
+    """
+    method, args = method_args
+    method(*args)
 
 
 def _bcast_buffers(n, me, root, buf, _):
@@ -115,8 +129,8 @@ def _bcast_buffers(n, me, root, buf, _):
     return buf, buf, buf.nbytes, buf.dtype
 
 
-def _bcast_run(ctx, send, recv, root) -> None:
-    ctx.comm.Bcast([send, ctx.mpi.BYTE], root)
+def _bcast_mpi(ctx, send, recv, root):
+    return ctx.comm.Bcast, ([send, ctx.byte], root)
 
 
 def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
@@ -157,7 +171,7 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
             and not buf.dtype.hasobject and own(ctx, plans, "broadcast", root, buf.nbytes)):
         ctx.comm.Bcast([buf, ctx.byte], root)  # the fast path: a plain array, MPI's own at once
         return buf
-    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
+    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_mpi, buf, None, plans)
     return buf
 
 
@@ -196,7 +210,7 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
         byte = ctx.byte
         ctx.comm.Scatter([sendbuf, byte] if at_root else None, [recvbuf, byte], root)
         return recvbuf
-    _copy(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
+    _copy(comm, "scatter", root, _scatter_buffers, _scatter_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -224,9 +238,9 @@ def _scatter_buffers(n, me, root, sendbuf, recvbuf):
     return send, recv, recv.nbytes, recv.dtype
 
 
-def _scatter_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Scatter(None if send is None else [send, byte], [recv, byte], root)
+def _scatter_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Scatter, (None if send is None else [send, byte], [recv, byte], root)
 
 
 def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0, *, plans=None):
@@ -264,7 +278,7 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
         byte = ctx.byte
         ctx.comm.Gather([sendbuf, byte], [recvbuf, byte] if at_root else None, root)
         return recvbuf
-    _copy(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
+    _copy(comm, "gather", root, _gather_buffers, _gather_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -274,9 +288,9 @@ def _gather_buffers(n, me, root, sendbuf, recvbuf):
     return send, _blocks(recvbuf, send, n) if me == root else None, send.nbytes, send.dtype
 
 
-def _gather_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Gather([send, byte], None if recv is None else [recv, byte], root)
+def _gather_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Gather, ([send, byte], None if recv is None else [recv, byte], root)
 
 
 def _blocks(recvbuf, send: np.ndarray, n: int) -> np.ndarray:
@@ -318,7 +332,7 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
         byte = ctx.byte
         ctx.comm.Allgather([sendbuf, byte], [recvbuf, byte])
         return recvbuf
-    _copy(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
+    _copy(comm, "allgather", None, _allgather_buffers, _allgather_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -327,9 +341,9 @@ def _allgather_buffers(n, me, root, sendbuf, recvbuf):
     return send, _blocks(recvbuf, send, n), send.nbytes, send.dtype
 
 
-def _allgather_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Allgather([send, byte], [recv, byte])
+def _allgather_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Allgather, ([send, byte], [recv, byte])
 
 
 def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> np.ndarray:
@@ -365,7 +379,7 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
         byte = ctx.byte
         ctx.comm.Alltoall([sendbuf, byte], [recvbuf, byte])
         return recvbuf
-    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
+    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -377,9 +391,9 @@ def _alltoall_buffers(n, me, root, sendbuf, recvbuf):
     return send, recv, send.nbytes // n, send.dtype
 
 
-def _alltoall_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Alltoall([send, byte], [recv, byte])
+def _alltoall_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Alltoall, ([send, byte], [recv, byte])
 
 
 def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvcounts, *, sdispls=None,
@@ -427,7 +441,7 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
     ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
     """
     send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
-    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_run, (send, sendcounts, sdispls),
+    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_mpi, (send, sendcounts, sdispls),
           (recv, recvcounts, rdispls), plans)
     write_back(recv, recvbuf)
     return recvbuf
@@ -463,9 +477,9 @@ def _alltoallv_buffers(n, me, root, sendbuf, recvbuf):
     return (send, s), (recv, r), sum(s[0]), send.dtype
 
 
-def _alltoallv_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Alltoallv([send[0], send[1], byte], [recv[0], recv[1], byte])
+def _alltoallv_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Alltoallv, ([send[0], send[1], byte], [recv[0], recv[1], byte])
 
 
 def _commutes(op, commute) -> bool:
@@ -532,10 +546,7 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
 def _mpi_reduction(ctx, kind, send, recv, op, root, commutes) -> None:
     """MPI's own reduce or all-reduce on the private communicator; a callable becomes an ``MPI.Op`` over whole rows."""
     if hasattr(op, "Is_commutative"):
-        if kind == "reduce":
-            ctx.comm.Reduce(send, recv, op=op, root=root)
-        else:
-            ctx.comm.Allreduce(send, recv, op=op)
+        _run(_op_mpi(ctx, kind, send, recv, op, root))
         return
     MPI = ctx.mpi
     errors: list[Exception] = []
@@ -559,6 +570,13 @@ def _mpi_reduction(ctx, kind, send, recv, op, root, commutes) -> None:
         row.Free()
     if errors:
         raise OperatorFailed(str(errors[0])) from errors[0]
+
+
+def _op_mpi(ctx, kind, send, recv, op, root):
+    """MPI's own reduce or all-reduce with an ``MPI.Op``: the private communicator's method and its arguments."""
+    if kind == "reduce":
+        return ctx.comm.Reduce, (send, recv, op, root)
+    return ctx.comm.Allreduce, (send, recv, op)
 
 
 def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root: int = 0, *, commute: bool = False,
