@@ -69,6 +69,18 @@ def test_no_plan_fits_mpis_own_runs_with_no_agreement(folders):
     assert ranks[0]["where"] == ["test_mpi_api_extras.py"]
 
 
+def test_plain_arrays_take_the_fast_path_and_persistent_calls_are_mpis_own(folders):
+    ranks = launch(N, "fast", f"{folders[0]},{folders[1]}", script=HERE)
+    for r in ranks:
+        assert r["equal"] == {f"{kind} {which}": True for which in ("none", "unfit", "persistent none",
+                                                                     "persistent unfit")
+                              for kind in FAST}, r["rank"]
+        # after the first call of each shape: no general path, no plan lookup; a strided array takes the general path
+        assert r["general"] == {"none": 0, "unfit": 0, "strided": True}, r["rank"]
+        assert r["bound"] == {"none": FAST_MPI, "unfit": FAST_MPI, "plan": ["bcast", "allreduce"],
+                              "callable": ["allreduce"], "strided": ["bcast"]}, r["rank"]
+
+
 # --- the ranks ------------------------------------------------------------------------------------------
 
 def scenario_extras(comm, folder):
@@ -248,6 +260,119 @@ def scenario_thin(comm, folder):
             "warnings": [str(w.message) for w in caught if issubclass(w.category, csmpi.FallbackWarning)],
             "where": sorted({os.path.basename(w.filename) for w in caught
                              if issubclass(w.category, csmpi.FallbackWarning)})}
+
+
+
+FAST = ("bcast", "scatter", "gather", "allgather", "alltoall", "reduce", "allreduce")
+FAST_MPI = ["Bcast", "Scatter", "Gather", "Allgather", "Alltoall", "Reduce", "Allreduce"]
+
+
+def scenario_fast(comm, folder):
+    """Plain arrays, no plans= and plans none of which fits: MPI's own at once, bitwise; persistent calls bound."""
+    import warnings
+
+    from mpi4py import MPI
+
+    from collsched import mpi as csmpi
+    from collsched.mpi import api, calls
+
+    planned, unfit = folder.split(",")
+    n, me = comm.size, comm.rank
+    rng = np.random.default_rng(11 + me)
+    x = rng.integers(-1000, 1000, 64)
+    ctx = calls.private(comm)
+    equal, general, bound = {}, {}, {}
+
+    def calls_of(kind, plans, x):
+        """(collsched.mpi's call, mpi4py's own on the same data); each returns the output array."""
+        at0 = me == 0
+        return {
+            "bcast": (lambda: csmpi.bcast(comm, x.copy(), 0, plans=plans), lambda: _own(comm.Bcast, x.copy(), 0)),
+            "scatter": (lambda: csmpi.scatter(comm, np.tile(x, n) if at0 else None, np.empty_like(x), 0, plans=plans),
+                        lambda: _own(comm.Scatter, np.tile(x, n) if at0 else None, np.empty_like(x), 0)),
+            "gather": (lambda: csmpi.gather(comm, x, np.empty(n * x.size, x.dtype) if at0 else None, 0, plans=plans),
+                       lambda: _own(comm.Gather, x, np.empty(n * x.size, x.dtype) if at0 else None, 0)),
+            "allgather": (lambda: csmpi.allgather(comm, x, np.empty(n * x.size, x.dtype), plans=plans),
+                          lambda: _own(comm.Allgather, x, np.empty(n * x.size, x.dtype))),
+            "alltoall": (lambda: csmpi.alltoall(comm, x, np.empty_like(x), plans=plans),
+                         lambda: _own(comm.Alltoall, x, np.empty_like(x))),
+            "reduce": (lambda: csmpi.reduce(comm, x, np.empty_like(x) if at0 else None, MPI.SUM, 0, plans=plans),
+                       lambda: _own(comm.Reduce, x, np.empty_like(x) if at0 else None, MPI.SUM, 0)),
+            "allreduce": (lambda: csmpi.allreduce(comm, x, np.empty_like(x), MPI.SUM, plans=plans),
+                          lambda: _own(comm.Allreduce, x, np.empty_like(x), MPI.SUM)),
+        }[kind]
+
+    counted = []
+    real = api._copy, api._reduction, calls._route
+
+    def counting(fn):
+        def counted_fn(*args, **kwargs):
+            counted.append(fn.__name__)
+            return fn(*args, **kwargs)
+        return counted_fn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", csmpi.FallbackWarning)
+        for which, plans in (("none", None), ("unfit", unfit)):
+            for kind in FAST:
+                calls_of(kind, plans, x)[0]()  # the first call of this shape finds its path
+            api._copy, api._reduction, calls._route = (counting(f) for f in real)
+            counted.clear()
+            try:
+                for kind in FAST:
+                    ours, theirs = calls_of(kind, plans, x)
+                    got, want = ours(), theirs()
+                    equal[f"{kind} {which}"] = got is None and want is None or got.tobytes() == want.tobytes()
+                general[which] = len(counted)
+                counted.clear()
+                csmpi.bcast(comm, np.zeros(128, np.int64)[::2], 0, plans=plans)  # a strided array
+                general["strided"] = len(counted) > 0
+            finally:
+                api._copy, api._reduction, calls._route = real
+        # persistent calls: the private communicator's own method where MPI's own runs; started twice, new data
+        out = np.empty_like(x)
+        for which, plans in (("none", None), ("unfit", unfit)):
+            names = []
+            for kind in FAST:
+                buf = x.copy()
+                send = np.tile(buf, n) if kind == "scatter" and me == 0 else buf
+                recv = {"bcast": None, "scatter": np.empty_like(x), "gather": np.empty(n * x.size, x.dtype),
+                        "allgather": np.empty(n * x.size, x.dtype), "alltoall": np.empty_like(x),
+                        "reduce": np.empty_like(x), "allreduce": np.empty_like(x)}[kind]
+                fn = getattr(csmpi, kind)
+                args = {"bcast": (buf, 0), "scatter": (send, recv, 0), "gather": (send, recv, 0),
+                        "allgather": (send, recv), "alltoall": (send, recv), "reduce": (send, recv, MPI.SUM, 0),
+                        "allreduce": (send, recv, MPI.SUM)}[kind]
+                start = csmpi.persistent(fn, comm, *args, plans=plans)
+                names.append(getattr(start.func, "__name__", None) if getattr(start.func, "__self__", None)
+                             is ctx.comm else "not bound")
+                ok = True
+                for step in range(2):
+                    fresh = rng.integers(-1000, 1000, 64) * (step + 1)
+                    buf[...] = fresh
+                    if kind == "scatter" and me == 0:
+                        send[...] = np.tile(fresh, n)
+                    start()
+                    want = calls_of(kind, None, fresh)[1]()
+                    got = buf if kind == "bcast" else recv
+                    ok &= kind in ("reduce", "gather") and me != 0 or got.tobytes() == want.tobytes()
+                equal[f"{kind} persistent {which}"] = bool(ok)
+            bound[which] = names
+        # where a plan fits, a callable op, a strided array: the call itself, bound
+        big = np.ones(2000)
+        bound["plan"] = [csmpi.persistent(csmpi.bcast, comm, big, 1, plans=planned).func.__name__,
+                         csmpi.persistent(csmpi.allreduce, comm, big, np.empty(2000), MPI.SUM,
+                                          plans=planned).func.__name__]
+        bound["callable"] = [csmpi.persistent(csmpi.allreduce, comm, x, out, np.add).func.__name__]
+        bound["strided"] = [csmpi.persistent(csmpi.bcast, comm, big[::2], 0).func.__name__]
+    return {"equal": equal, "general": general, "bound": bound}
+
+
+def _own(method, *args):
+    """mpi4py's own collective; its output array (the last array argument, or the broadcast buffer)."""
+    method(*args)
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    return arrays[0] if method.__name__ == "Bcast" else args[1]
 
 
 if __name__ == "__main__":

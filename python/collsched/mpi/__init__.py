@@ -13,6 +13,10 @@ suite.json -o plans/``, :mod:`.suite`), and call them in place of mpi4py's
     from collsched import mpi as csmpi
     csmpi.allreduce(comm, sendbuf, recvbuf, MPI.SUM, plans="plans/")
 
+A call made many times on the same arrays can be made once
+(:func:`.persistent.persistent`): where MPI's own collective runs, it is
+then mpi4py's own call, with no Python of collsched's per start.
+
 Each call looks up the plan for its kind, size and root, executes the
 plan's program on the user's arrays (non-blocking sends and receives in
 dependency order, segments mapped to ranges of the arrays:
@@ -36,7 +40,8 @@ Examples
 from .api import allgather, allreduce, alltoall, alltoallv, bcast, gather, reduce, scatter
 from .calibrate import calibrate
 from .calls import FallbackWarning, MPICallError
+from .persistent import persistent
 from .plans import Plan, PlanError, PlanSet, load_plans
 
-__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv", "Plan", "PlanSet",
-           "PlanError", "load_plans", "MPICallError", "FallbackWarning", "calibrate"]
+__all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv", "persistent", "Plan",
+           "PlanSet", "PlanError", "load_plans", "MPICallError", "FallbackWarning", "calibrate"]

@@ -35,10 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
-from .calls import call, delegating, operator_failed, private, refusal
+from .calls import _RECENT, call, delegating, operator_failed, own, private, refusal
 from .layout import OperatorFailed
 
 __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv"]
+
+_ND = np.ndarray
 
 
 def _array(a, name: str) -> np.ndarray:
@@ -80,13 +82,15 @@ def _adapted(comm, kind: str, root, sendbuf, recvbuf, again) -> None:
     write_back(send if kind == "broadcast" else recv, sendbuf if kind == "broadcast" else recvbuf)
 
 
-def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
-    """One copying collective: ``buffers`` checks (and raises), ``run`` calls MPI's own.
+def _copy(comm, kind: str, root, buffers, mpi, sendbuf, recvbuf, plans) -> None:
+    """One copying collective: ``buffers`` checks (and raises), ``mpi`` says how MPI's own is called.
 
     ``buffers(n, rank, root, sendbuf, recvbuf)`` returns ``(send, recv,
     size, dtype)`` (the user's arrays, checked, and the size plans are
-    looked up by) or raises ``TypeError`` or ``ValueError``; ``run(context,
-    send, recv, root)`` calls MPI's own collective on them (as bytes).
+    looked up by) or raises ``TypeError`` or ``ValueError``; ``mpi(context,
+    send, recv, root)`` returns MPI's own collective on them (as bytes): the
+    private communicator's method and its arguments (:func:`_run` calls it;
+    :func:`.persistent.persistent` keeps it).
     """
     ctx = private(comm)
     try:
@@ -94,17 +98,29 @@ def _copy(comm, kind: str, root, buffers, run, sendbuf, recvbuf, plans) -> None:
         reason = None
     except Adapt:  # before any communication
         return _adapted(comm, kind, root, sendbuf, recvbuf,
-                        lambda send, recv: _copy(comm, kind, root, buffers, run, send, recv, plans))
+                        lambda send, recv: _copy(comm, kind, root, buffers, mpi, send, recv, plans))
     except (TypeError, ValueError) as exc:
         if plans is None:
             raise refusal(ctx, kind, exc) from None
         send, recv, size, dtype, reason = None, None, 0, None, str(exc)
     if plans is None:
         delegating(ctx, kind, root, size)
-        run(ctx, send, recv, root)
+        _run(mpi(ctx, send, recv, root))
         return
     call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype, reason=reason,
-         flat=True, fallback=lambda ctx: run(ctx, send, recv, root))
+         flat=True, fallback=lambda ctx: _run(mpi(ctx, send, recv, root)))
+
+
+def _run(method_args) -> None:
+    """Call MPI's own collective given as ``(method, arguments)``.
+
+    Examples
+    --------
+    >>> _run((print, ("MPI's own",)))
+    MPI's own
+    """
+    method, args = method_args
+    method(*args)
 
 
 def _bcast_buffers(n, me, root, buf, _):
@@ -113,8 +129,8 @@ def _bcast_buffers(n, me, root, buf, _):
     return buf, buf, buf.nbytes, buf.dtype
 
 
-def _bcast_run(ctx, send, recv, root) -> None:
-    ctx.comm.Bcast([send, ctx.mpi.BYTE], root)
+def _bcast_mpi(ctx, send, recv, root):
+    return ctx.comm.Bcast, ([send, ctx.byte], root)
 
 
 def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
@@ -150,7 +166,12 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
-    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_run, buf, None, plans)
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    if (type(buf) is _ND and type(root) is int and 0 <= root < ctx.size and buf.flags.c_contiguous
+            and not buf.dtype.hasobject and own(ctx, plans, "broadcast", root, buf.nbytes)):
+        ctx.comm.Bcast([buf, ctx.byte], root)  # the fast path: a plain array, MPI's own at once
+        return buf
+    _copy(comm, "broadcast", root, _bcast_buffers, _bcast_mpi, buf, None, plans)
     return buf
 
 
@@ -181,8 +202,28 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
-    _copy(comm, "scatter", root, _scatter_buffers, _scatter_run, sendbuf, recvbuf, plans)
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n, at_root = ctx.size, ctx.rank == root
+    if (type(recvbuf) is _ND and type(root) is int and 0 <= root < n and recvbuf.flags.c_contiguous
+            and not recvbuf.dtype.hasobject and (not at_root or _blocks_of(sendbuf, recvbuf, n))
+            and own(ctx, plans, "scatter", root, recvbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Scatter([sendbuf, byte] if at_root else None, [recvbuf, byte], root)
+        return recvbuf
+    _copy(comm, "scatter", root, _scatter_buffers, _scatter_mpi, sendbuf, recvbuf, plans)
     return recvbuf
+
+
+def _blocks_of(whole, block, n: int) -> bool:
+    """The fast path's check: ``whole`` is a plain array of ``n`` blocks like ``block`` (a plain array, one dtype).
+
+    Examples
+    --------
+    >>> _blocks_of(np.zeros(6), np.zeros(2), 3), _blocks_of(np.zeros(6), np.zeros(2, np.int64), 3)
+    (True, False)
+    """
+    return (type(whole) is _ND and whole.dtype is block.dtype and whole.nbytes == n * block.nbytes
+            and whole.flags.c_contiguous)
 
 
 def _scatter_buffers(n, me, root, sendbuf, recvbuf):
@@ -197,9 +238,9 @@ def _scatter_buffers(n, me, root, sendbuf, recvbuf):
     return send, recv, recv.nbytes, recv.dtype
 
 
-def _scatter_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Scatter(None if send is None else [send, byte], [recv, byte], root)
+def _scatter_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Scatter, (None if send is None else [send, byte], [recv, byte], root)
 
 
 def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0, *, plans=None):
@@ -229,7 +270,15 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
-    _copy(comm, "gather", root, _gather_buffers, _gather_run, sendbuf, recvbuf, plans)
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n, at_root = ctx.size, ctx.rank == root
+    if (type(sendbuf) is _ND and type(root) is int and 0 <= root < n and sendbuf.flags.c_contiguous
+            and not sendbuf.dtype.hasobject and (not at_root or _blocks_of(recvbuf, sendbuf, n))
+            and own(ctx, plans, "gather", root, sendbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Gather([sendbuf, byte], [recvbuf, byte] if at_root else None, root)
+        return recvbuf
+    _copy(comm, "gather", root, _gather_buffers, _gather_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -239,9 +288,9 @@ def _gather_buffers(n, me, root, sendbuf, recvbuf):
     return send, _blocks(recvbuf, send, n) if me == root else None, send.nbytes, send.dtype
 
 
-def _gather_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Gather([send, byte], None if recv is None else [recv, byte], root)
+def _gather_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Gather, ([send, byte], None if recv is None else [recv, byte], root)
 
 
 def _blocks(recvbuf, send: np.ndarray, n: int) -> np.ndarray:
@@ -277,7 +326,13 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
-    _copy(comm, "allgather", None, _allgather_buffers, _allgather_run, sendbuf, recvbuf, plans)
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
+            and _blocks_of(recvbuf, sendbuf, ctx.size) and own(ctx, plans, "allgather", None, sendbuf.nbytes)):
+        byte = ctx.byte
+        ctx.comm.Allgather([sendbuf, byte], [recvbuf, byte])
+        return recvbuf
+    _copy(comm, "allgather", None, _allgather_buffers, _allgather_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -286,9 +341,9 @@ def _allgather_buffers(n, me, root, sendbuf, recvbuf):
     return send, _blocks(recvbuf, send, n), send.nbytes, send.dtype
 
 
-def _allgather_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Allgather([send, byte], [recv, byte])
+def _allgather_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Allgather, ([send, byte], [recv, byte])
 
 
 def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> np.ndarray:
@@ -316,7 +371,15 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
-    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_run, sendbuf, recvbuf, plans)
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    n = ctx.size
+    if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
+            and _blocks_of(recvbuf, sendbuf, 1) and not sendbuf.nbytes % n
+            and own(ctx, plans, "alltoall", None, sendbuf.nbytes // n)):
+        byte = ctx.byte
+        ctx.comm.Alltoall([sendbuf, byte], [recvbuf, byte])
+        return recvbuf
+    _copy(comm, "alltoall", None, _alltoall_buffers, _alltoall_mpi, sendbuf, recvbuf, plans)
     return recvbuf
 
 
@@ -328,9 +391,9 @@ def _alltoall_buffers(n, me, root, sendbuf, recvbuf):
     return send, recv, send.nbytes // n, send.dtype
 
 
-def _alltoall_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Alltoall([send, byte], [recv, byte])
+def _alltoall_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Alltoall, ([send, byte], [recv, byte])
 
 
 def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvcounts, *, sdispls=None,
@@ -378,7 +441,7 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
     ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
     """
     send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
-    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_run, (send, sendcounts, sdispls),
+    _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_mpi, (send, sendcounts, sdispls),
           (recv, recvcounts, rdispls), plans)
     write_back(recv, recvbuf)
     return recvbuf
@@ -414,9 +477,9 @@ def _alltoallv_buffers(n, me, root, sendbuf, recvbuf):
     return (send, s), (recv, r), sum(s[0]), send.dtype
 
 
-def _alltoallv_run(ctx, send, recv, root) -> None:
-    byte = ctx.mpi.BYTE
-    ctx.comm.Alltoallv([send[0], send[1], byte], [recv[0], recv[1], byte])
+def _alltoallv_mpi(ctx, send, recv, root):
+    byte = ctx.byte
+    return ctx.comm.Alltoallv, ([send[0], send[1], byte], [recv[0], recv[1], byte])
 
 
 def _commutes(op, commute) -> bool:
@@ -483,10 +546,7 @@ def _reduction(comm, kind, sendbuf, recvbuf, op, root, commute, plans):
 def _mpi_reduction(ctx, kind, send, recv, op, root, commutes) -> None:
     """MPI's own reduce or all-reduce on the private communicator; a callable becomes an ``MPI.Op`` over whole rows."""
     if hasattr(op, "Is_commutative"):
-        if kind == "reduce":
-            ctx.comm.Reduce(send, recv, op=op, root=root)
-        else:
-            ctx.comm.Allreduce(send, recv, op=op)
+        _run(_op_mpi(ctx, kind, send, recv, op, root))
         return
     MPI = ctx.mpi
     errors: list[Exception] = []
@@ -510,6 +570,13 @@ def _mpi_reduction(ctx, kind, send, recv, op, root, commutes) -> None:
         row.Free()
     if errors:
         raise OperatorFailed(str(errors[0])) from errors[0]
+
+
+def _op_mpi(ctx, kind, send, recv, op, root):
+    """MPI's own reduce or all-reduce with an ``MPI.Op``: the private communicator's method and its arguments."""
+    if kind == "reduce":
+        return ctx.comm.Reduce, (send, recv, op, root)
+    return ctx.comm.Allreduce, (send, recv, op)
 
 
 def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root: int = 0, *, commute: bool = False,
@@ -553,6 +620,13 @@ def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root:
     >>> callable(reduce)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    op = ctx.mpi.SUM if op is None else op
+    if (type(op) is ctx.Op and type(sendbuf) is _ND and type(root) is int and 0 <= root < ctx.size
+            and sendbuf.flags.c_contiguous and (ctx.rank != root or _like(recvbuf, sendbuf))
+            and own(ctx, plans, "reduce", root, sendbuf.nbytes, plans is None or op.Is_commutative())):
+        ctx.comm.Reduce(sendbuf, recvbuf if ctx.rank == root else None, op, root)
+        return recvbuf
     return _reduction(comm, "reduce", sendbuf, recvbuf, op, root, commute, plans)
 
 
@@ -585,4 +659,21 @@ def allreduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, op=None, *, commut
     >>> callable(allreduce)
     True
     """
+    ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
+    op = ctx.mpi.SUM if op is None else op
+    if (type(op) is ctx.Op and type(sendbuf) is _ND and sendbuf.flags.c_contiguous and _like(recvbuf, sendbuf)
+            and own(ctx, plans, "allreduce", None, sendbuf.nbytes, plans is None or op.Is_commutative())):
+        ctx.comm.Allreduce(sendbuf, recvbuf, op)
+        return recvbuf
     return _reduction(comm, "allreduce", sendbuf, recvbuf, op, None, commute, plans)
+
+
+def _like(recv, send: np.ndarray) -> bool:
+    """The fast path's check: ``recv`` is a plain array shaped like ``send``, of its dtype.
+
+    Examples
+    --------
+    >>> _like(np.zeros((2, 3)), np.ones((2, 3))), _like(np.zeros(6), np.ones((2, 3)))
+    (True, False)
+    """
+    return type(recv) is _ND and recv.dtype is send.dtype and recv.shape == send.shape and recv.flags.c_contiguous

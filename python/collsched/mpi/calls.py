@@ -56,8 +56,8 @@ from ..runtime.walk import walk
 from .layout import Bound, OperatorFailed, Prepared, combine
 from .plans import ROOTED, PlanError, PlanSet, load_plans
 
-__all__ = ["MPICallError", "FallbackWarning", "call", "private", "refusal", "delegating", "operator_failed", "op_name",
-           "root_of", "combine", "last_run"]
+__all__ = ["MPICallError", "FallbackWarning", "call", "private", "own", "refusal", "delegating", "operator_failed",
+           "op_name", "root_of", "combine", "last_run"]
 
 
 class MPICallError(CollschedError):
@@ -137,6 +137,8 @@ class _Context:
         self.mine = np.zeros(9, dtype=np.int64)
         self.agreed = np.zeros(9, dtype=np.int64)
         self.notices: list = []
+        self.byte, self.Op = MPI.BYTE, MPI.Op  # looked up once: the fast path (:func:`own`) reads them per call
+        self.routes: dict = {}  # (plans=, kind, root, size, commutes) -> what :func:`own` answered
 
     def tell_others(self) -> None:
         """Tell every other rank to stop waiting (this rank failed)."""
@@ -194,6 +196,58 @@ def _reset(comm, ctx: _Context) -> None:
 
 
 _FOLDERS: dict = {}
+_ROUTES = 4096  # at most this many call shapes kept per communicator (then forgotten, and found again)
+
+
+def own(ctx: _Context, plans, kind: str, root, size: int, commutes: bool = True) -> str:
+    """The fast path's question: does this call run MPI's own collective at once? ``"fallback"``, ``"mpi"`` or ``""``.
+
+    For a call whose buffers passed :mod:`.api`'s checks: ``"fallback"``
+    (no ``plans=``, or no plan fits) or ``"mpi"`` (the plan says MPI's own
+    is as fast), :func:`last_run` then says so, and the call runs MPI's own
+    collective with no agreement (:func:`delegating`, :func:`_thin`); ``""``
+    when a plan runs, or when ``plans=`` is unreadable or wrong for this
+    communicator (then :func:`call` raises it, on every rank). The answer is
+    found once per communicator and call shape (``plans=``, kind, root, size,
+    whether the operator commutes: the :class:`FallbackWarning`, if any, is
+    said then) and kept: a later call with that shape costs one dict lookup.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> ctx = type("Ctx", (), {"rank": 1, "size": 4, "routes": {}})()
+    >>> own(ctx, None, "broadcast", 0, 8), last_run(), list(ctx.routes.values())
+    ('fallback', 'fallback', ['fallback'])
+    """
+    try:
+        run = ctx.routes.get((plans, kind, root, size, commutes))
+    except TypeError:  # an unhashable plans=: the general path says what is wrong with it
+        return ""
+    if run is None:
+        run = _route(ctx, plans, kind, root, size, commutes)
+    if run:
+        _LAST[0] = run
+    return run
+
+
+def _route(ctx: _Context, plans, kind: str, root, size: int, commutes: bool) -> str:
+    """:func:`own`'s answer, found (the plan looked up, the warning said) and kept."""
+    plan_set = None
+    if plans is None:
+        run = "fallback"
+    else:
+        try:
+            plan_set = _plan_set(plans)
+            plan = _find(plan_set, kind, ctx.size, root, size, commutes)[0]
+        except (PlanError, CollschedError, ValueError, TypeError, OSError):
+            return ""  # not kept: the general path raises it
+        run = "fallback" if plan is None else "mpi" if plan.use_mpi else ""
+    if run == "fallback" and ctx.rank == 0:
+        _warn_once(kind, ctx.size, root, size, plan_set)
+    if len(ctx.routes) >= _ROUTES:
+        ctx.routes.clear()
+    ctx.routes[(plans, kind, root, size, commutes)] = run
+    return run
 
 
 def _plan_set(plans) -> PlanSet | None:
