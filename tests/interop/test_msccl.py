@@ -187,8 +187,8 @@ def test_cli_export_and_simulate_compare(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[:2] == ["changed to fit the runtime: 144 messages without data dropped (the runtime has none)",
-                         f"wrote {tmp_path / 'rs.xml'}: valid reducescatter on 8 gpus (out of place): 16 thread blocks, "
-                         "224 steps, 1.049MB per chunk per rank (8 chunks per loop), 0 warnings"]
+                         f"wrote {tmp_path / 'rs.xml'}: valid reducescatter on 8 gpus (out of place): "
+                         "16 thread blocks, 224 steps, 1.049MB per chunk per rank (8 chunks per loop), 0 warnings"]
     ring = cs.simulate(g, drop_signals(cs.plan(g, c, algorithm="ring").lower(g, c)), c, model=cs.models.Fluid())
     assert lines[2].startswith(f"Fluid: the file (its Program) takes {ring.makespan * 1e6:.3f} us, gap ")
     assert lines[2].endswith(f"; the file read back {ring.makespan * 1e6:.3f} us (= its Program's)")

@@ -31,5 +31,6 @@ from .ready import Ready, ready
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "check_text", "ready", "Ready", "write", "to_xml", "fit_chunks", "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+__all__ = ["read", "check", "check_text", "ready", "Ready", "write", "to_xml", "fit_chunks",
+           "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

@@ -261,8 +261,8 @@ def _exports(platform, collective, schedule, options: dict, serialise: bool = Tr
 
 def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
     """``(variant, (text, program, packing), error)``: the first variant of ``schedule`` that exports
-    (:func:`fit_chunks`), its file, the Program the file runs and what the packing changed, or None and None; ``error`` the LimitError of ``schedule`` itself (None
-    when it fits).
+    (:func:`fit_chunks`), its file, the Program the file runs and what the packing changed, or None and None;
+    ``error`` the LimitError of ``schedule`` itself (None when it fits).
 
     ``grids`` False: fewer chunks only, shares as they are (what
     :func:`to_xml` names in its error).

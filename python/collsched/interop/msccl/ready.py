@@ -120,8 +120,10 @@ class Ready:
         >>> import collsched as cs
         >>> g = cs.topologies.star(2)
         >>> c = cs.AllReduce(participants=g.hosts, size=2**20)
-        >>> ready(g, c, cs.plan(g, c, algorithm="direct")).summary()
-        'Fluid: the file (its Program) takes 8428.608 us, gap +0.2% to the bound (the contribution of h0 to h1 alone, over every link of both); the schedule as planned 8448.608 us (-0.2%): 2 messages without data dropped (the runtime has none)'
+        >>> print(ready(g, c, cs.plan(g, c, algorithm="direct")).summary())  # doctest: +NORMALIZE_WHITESPACE
+        Fluid: the file (its Program) takes 8428.608 us, gap +0.2% to the bound (the contribution of h0 to h1
+        alone, over every link of both); the schedule as planned 8448.608 us (-0.2%): 2 messages without data
+        dropped (the runtime has none)
         """
         gap = "" if self.bound is None else f", gap {self.gap:+.1%} to the bound ({self.bound.name})"
         change = f" ({self.makespan / self.planned_makespan - 1:+.1%}): " + "; ".join(self.changes) \

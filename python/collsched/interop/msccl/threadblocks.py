@@ -437,7 +437,8 @@ def in_blocks(program, placed: Placement):
     for i in placed.order:
         rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
         for col, x in zip(cols, (int(program.op_rank[i]), int(program.op_kind[i]), int(program.op_peer[i]),
-                                 int(program.op_msg[i]), float(program.op_size[i]), tuple(sorted(new[d] for d in waits[i])),
+                                 int(program.op_msg[i]), float(program.op_size[i]),
+                                 tuple(sorted(new[d] for d in waits[i])),
                                  [tuple(int(v) for v in r) for r in rows])):
             col.append(x)
     return program_of_columns(program.ranks, program.denominator, program.name, *cols, program.operand_sets)
