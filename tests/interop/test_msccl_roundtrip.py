@@ -86,8 +86,8 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
         assert ready.schedule is schedule and after == cs.simulate(g, drop_signals(program), c,
                                                                    model=cs.models.Fluid()).makespan
         assert imp.program.bytes_sent == program.bytes_sent
-    else:   # only a forest that does not fit as planned changes otherwise
-        assert algorithm == "forest" and ready.changes[0].startswith("the forest in ")
+    else:   # only the forest changes otherwise: fitted, its messages merged or cut, its thread blocks' order
+        assert algorithm == "forest"
 
 
 def test_forest_thread_blocks_within_the_runtime_limit():

@@ -244,11 +244,13 @@ def strict(platform, collective, schedule_or_program, options: dict):
 
 
 class _Out(NamedTuple):
-    """What :func:`_to_xml` makes: the file, the Program it runs, and what the packing changed (phrases)."""
+    """What :func:`_to_xml` makes: the file, the Program it runs, what the packing changed (phrases), and the Program
+    before the thread blocks' order was added (:func:`~collsched.interop.msccl.threadblocks.in_blocks`)."""
 
     text: str
     program: object
     packing: tuple
+    unordered: object
 
 
 def _exports(platform, collective, schedule, options: dict, serialise: bool = True):
@@ -260,8 +262,8 @@ def _exports(platform, collective, schedule, options: dict, serialise: bool = Tr
 
 
 def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
-    """``(variant, (text, program, packing), error)``: the first variant of ``schedule`` that exports
-    (:func:`fit_chunks`), its file, the Program the file runs and what the packing changed, or None and None;
+    """``(variant, out, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and ``out``,
+    its file, the Program the file runs and what the packing changed (:class:`_Out`), or None and None;
     ``error`` the LimitError of ``schedule`` itself (None when it fits).
 
     ``grids`` False: fewer chunks only, shares as they are (what
@@ -273,9 +275,9 @@ def search(platform, collective, schedule: ForestSchedule, options: dict, *, gri
     >>> g = cs.topologies.star(2)
     >>> c = cs.ReduceScatter(participants=g.hosts, size=2**20)
     >>> s = cs.plan(g, c, algorithm="forest", chunks=4)
-    >>> fitted, (text, program, packing), error = search(g, c, s, {}, grids=False)
-    >>> fitted is s, error
-    (True, None)
+    >>> fitted, out, error = search(g, c, s, {}, grids=False)
+    >>> fitted is s, error, out.text.startswith("<algo ")
+    (True, None, True)
     """
     first = _exports(platform, collective, schedule, options)
     if isinstance(first, tuple):
@@ -485,7 +487,7 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
     _check_limits(gpus)
     if signals:
         packing = (f"{signals} messages without data dropped (the runtime has none)",) + packing
-    return _Out(_render(gpus, lay, kind, name, proto, lo, hi), in_blocks(program, placed), packing)
+    return _Out(_render(gpus, lay, kind, name, proto, lo, hi), in_blocks(program, placed), packing, program)
 
 
 def _window(collective, min_bytes: int | None, max_bytes: int | None) -> tuple[int, int]:
