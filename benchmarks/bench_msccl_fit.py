@@ -1,4 +1,4 @@
-"""How long ``msccl.fit_chunks`` takes: the forest all-gather on ``ndv2(1)`` at 1 MiB (64 chunks planned, not whole bytes).
+"""How long ``msccl.fit_chunks`` takes: the forest all-gather on ``ndv2(1)`` at 1 MiB (64 chunks, not whole bytes).
 
 Run: ``PYTHONPATH=python python benchmarks/bench_msccl_fit.py [LABEL]``. Prints the wall and CPU seconds of
 ``fit_chunks`` alone (the plan excluded), the chunk count it exports, and the load average: on a shared machine the
