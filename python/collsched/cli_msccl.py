@@ -122,36 +122,37 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                    registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing "
                                                                "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
                                                                "executor and RCCL load a folder instead (MSCCL_ALGO_DIR)."),
-                   fit_chunks: bool = typer.Option(False, "--fit-chunks", help="A forest schedule whose chunks exceed "
-                                                   "the runtime's limits: export it in the most chunks that fit (of "
-                                                   "1, 2, 4, ..., 256), its tree shares rounded to a grid of 1/32 .. "
-                                                   "1/1 where its chunk grid is what does not fit, and print what "
-                                                   "changed and both times under Fluid.")):
-    """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back."""
+                   strict: bool = typer.Option(False, "--strict", help="Refuse a forest schedule whose export "
+                                               "exceeds the runtime's limits, instead of exporting the forest that "
+                                               "fits (fewer chunks of 1, 2, 4, ..., 256, tree shares on a grid of "
+                                               "1/32 .. 1/1)."),
+                   fit_chunks: bool = typer.Option(False, "--fit-chunks", hidden=True,
+                                                   help="Accepted for old scripts: fitting is the default now.")):
+    """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back.
+
+    What does not fit the runtime is changed first (a forest's chunks, messages without data, messages merged or cut)
+    and said in one line; the times printed are under Fluid, the file's read back from it.
+    """
     from .collective_io import load_collective
     from .interop import msccl
     from .schedules.io import load_program_or_schedule
+    from .simulation import models, simulate
 
     check_output(output, (".xml",), option="-o")
     check_output(registration, (".xml",), option="--registration")
     p = _platform(platform)
     c = load_collective(collective)
     s = load_program_or_schedule(schedule)
-    if fit_chunks:
-        fitted = msccl.fit_chunks(p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
-        if fitted is not s:
-            from .simulation import models, simulate
-
-            before, after = (simulate(p, x.lower(p, c), c, model=models.Fluid()).makespan for x in (s, fitted))
-            from .interop.msccl.fit import rounding
-
-            console.print(f"the forest in {s.chunks} chunks exceeds the runtime's limits: exported in {fitted.chunks} "
-                          f"chunks{rounding(s, fitted)} (Fluid: {after * 1e6:.3f} us, against {before * 1e6:.3f} us "
-                          f"in {s.chunks})", soft_wrap=True, markup=False)
-        s = fitted
-    msccl.write(output, p, c, s, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    r = msccl.ready(p, c, s, strict=strict, name=output.stem, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    if r.changes:
+        console.print("changed to fit the runtime: " + "; ".join(r.changes), soft_wrap=True, markup=False)
+    r.write(output)
     result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))
     console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)
+    read_back = simulate(p, result.imported.program, result.imported.collective, model=models.Fluid()).makespan
+    same = "= its Program's" if read_back == r.makespan else f"its Program's: {r.makespan * 1e6:.3f} us"
+    console.print(f"{r.summary()}; the file read back {read_back * 1e6:.3f} us ({same})", soft_wrap=True,
+                  markup=False)
     if registration is not None:
         msccl.write_registration(registration, [output])
         console.print(f"wrote {registration}", soft_wrap=True, markup=False)

@@ -164,8 +164,8 @@ def test_concurrent_messages_beyond_the_runtime_are_merged_else_serialised():
 
 def test_forest_in_too_many_chunks_names_the_count_that_fits(tmp_path):
     """A forest in 8,192 chunks on a 3-GPU star: 8,192 messages between two GPUs do not fit even serialised; the
-    error names the chunk count that does, and ``collsched msccl export --fit-chunks`` exports it there, printing
-    both times under Fluid."""
+    error names the chunk count that does, ``collsched msccl export --strict`` refuses it so, and ``collsched msccl
+    export`` exports it there, saying so in its first line (the times: ``test_msccl_ready.py``)."""
     import dataclasses
 
     from typer.testing import CliRunner
@@ -181,46 +181,17 @@ def test_forest_in_too_many_chunks_names_the_count_that_fits(tmp_path):
         msccl.to_xml(g, c, s)
     assert str(err.value) == ("gpu 0 sends to gpu 1 in an order that needs more than 32 channels; the forest in 8192 "
                               "chunks does not fit, in 256 it does (plan the forest with chunks=256, or take "
-                              "msccl.fit_chunks() (collsched msccl export --fit-chunks))")
+                              "msccl.ready() or msccl.fit_chunks() (collsched msccl export without --strict))")
     cs.save_platform(g, tmp_path / "p.json")
     save_collective(c, tmp_path / "c.json")
     save_schedule(s, tmp_path / "s.json")
-    out = CliRunner().invoke(app, ["msccl", "export", str(tmp_path / "p.json"), str(tmp_path / "c.json"),
-                                   str(tmp_path / "s.json"), "-o", str(tmp_path / "f.xml"), "--fit-chunks"])
+    args = ["msccl", "export", str(tmp_path / "p.json"), str(tmp_path / "c.json"), str(tmp_path / "s.json"), "-o",
+            str(tmp_path / "f.xml")]
+    refused = CliRunner().invoke(app, args + ["--strict"])
+    assert str(refused.exception) == str(err.value) and not (tmp_path / "f.xml").exists()
+    out = CliRunner().invoke(app, args)
     assert out.exit_code == 0, out.output
     fitted = dataclasses.replace(s, chunks=256)
-    before, after = (cs.simulate(g, x.lower(g, c), c, model=FLUID).makespan for x in (s, fitted))
-    assert out.output.splitlines()[0] == (f"the forest in 8192 chunks exceeds the runtime's limits: exported in 256 "
-                                          f"chunks (Fluid: {after * 1e6:.3f} us, against {before * 1e6:.3f} us in 8192)")
+    assert out.output.splitlines()[0] == "changed to fit the runtime: the forest in 8192 chunks exported in 256 chunks"
     assert msccl.parse(tmp_path / "f.xml").nchunksperloop == 3 * 256
     assert msccl.fit_chunks(g, c, fitted) is fitted
-
-
-def test_export_fit_chunks_rounds_shares_from_the_cli(tmp_path):
-    """``collsched msccl export --fit-chunks``: the dgx_a100(2) all-gather, refused as planned (186,368 chunks per
-    loop), is written with its shares on a grid of 1/32, and the first line says what changed and both times."""
-    from typer.testing import CliRunner
-
-    from collsched.cli import app
-    from collsched.collective_io import save_collective
-    from collsched.schedules.io import save_schedule
-
-    g = cs.topologies.dgx_a100(2)
-    c = cs.AllGather(participants=g.hosts, size=4096)
-    s = cs.plan(g, c, algorithm="forest")
-    save_collective(c, tmp_path / "c.json")
-    save_schedule(s, tmp_path / "s.json")
-    args = ["msccl", "export", "dgx_a100:2", str(tmp_path / "c.json"), str(tmp_path / "s.json"), "-o",
-            str(tmp_path / "f.xml")]
-    refused = CliRunner().invoke(app, args)   # the console script prints its one line and exits 2 (test_msccl.py)
-    assert isinstance(refused.exception, ChunkGridError) and "186368 chunks per loop" in str(refused.exception)
-    assert not (tmp_path / "f.xml").exists()
-    out = CliRunner().invoke(app, args + ["--fit-chunks"])
-    assert out.exit_code == 0, out.output
-    fitted = msccl.fit_chunks(g, c, s)
-    before, after = (cs.simulate(g, x.lower(g, c), c, model=FLUID).makespan for x in (s, fitted))
-    assert out.output.splitlines()[0] == (
-        f"the forest in 1 chunks exceeds the runtime's limits: exported in 1 chunks with its tree shares on a grid of "
-        f"1/32 (99 of 130 trees kept, throughput 0.7692 of the planned) (Fluid: {after * 1e6:.3f} us, against "
-        f"{before * 1e6:.3f} us in 1)")
-    assert msccl.parse(tmp_path / "f.xml").nchunksperloop == 512

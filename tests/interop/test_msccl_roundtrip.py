@@ -1,10 +1,12 @@
-"""Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce, Broadcast and Reduce on dgx2(1),
-ndv2(1), dgx_a100(1): valid, within the runtime's limits, and as fast under Fluid as the Program it came from (the
-forest on ndv2(1): its shares rounded to 1/32, its messages sent together merged, as the file runs them)."""
+"""Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce, Broadcast and Reduce (and
+AlltoAll) on every GPU fabric, one chassis (dgx2, ndv2, dgx_a100 at 1 MiB; mi250 at 4 kB) and two (dgx2(2), ndv2(2),
+dgx_a100(2), mi250(2) at 4 kB; the forest on mi250(2) excepted, whose 445 trees take minutes): valid, within the
+runtime's limits, and exactly as fast under Fluid as the Program ``msccl.ready`` says it runs; that Program as fast as
+the schedule's without its signals where nothing but the signals changed (the forests that do not fit as planned are
+fitted by ``msccl.ready``: ``test_msccl_forest_fabrics.py`` and ``test_msccl_ready.py``)."""
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
@@ -12,22 +14,25 @@ import collsched as cs
 from collsched.algorithms import registry
 from collsched.errors import CollschedError
 from collsched.interop import msccl
-from collsched.interop.msccl.fit import round_shares
-from collsched.interop.msccl.lint import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL, ChunkGridError
-from collsched.interop.msccl.merge import merge_concurrent
-from collsched.interop.msccl.split import chunk_grid, split_messages
+from collsched.interop.msccl.lint import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
 from collsched.interop.msccl.threadblocks import drop_signals
 
-FABRICS = {"dgx2": lambda: cs.topologies.dgx2(1), "ndv2": lambda: cs.topologies.ndv2(1),
-           "dgx_a100": lambda: cs.topologies.dgx_a100(1)}
-KINDS = {"allgather": lambda h: cs.AllGather(participants=h, size=2 ** 20),
-         "reducescatter": lambda h: cs.ReduceScatter(participants=h, size=2 ** 20),
-         "allreduce": lambda h: cs.AllReduce(participants=h, size=2 ** 20),
-         "broadcast": lambda h: cs.Broadcast(source=h[0], targets=h[1:], size=2 ** 20),
-         "reduce": lambda h: cs.Reduce(participants=h, target=h[0], size=2 ** 20)}
+# fabric -> (platform, size in bytes)
+FABRICS = {"dgx2": (lambda: cs.topologies.dgx2(1), 2 ** 20), "ndv2": (lambda: cs.topologies.ndv2(1), 2 ** 20),
+           "dgx_a100": (lambda: cs.topologies.dgx_a100(1), 2 ** 20), "mi250": (lambda: cs.topologies.mi250(1), 4096),
+           "dgx2:2": (lambda: cs.topologies.dgx2(2), 4096), "ndv2:2": (lambda: cs.topologies.ndv2(2), 4096),
+           "dgx_a100:2": (lambda: cs.topologies.dgx_a100(2), 4096), "mi250:2": (lambda: cs.topologies.mi250(2), 4096)}
+KINDS = {"allgather": lambda h, size: cs.AllGather(participants=h, size=size),
+         "reducescatter": lambda h, size: cs.ReduceScatter(participants=h, size=size),
+         "allreduce": lambda h, size: cs.AllReduce(participants=h, size=size),
+         "broadcast": lambda h, size: cs.Broadcast(source=h[0], targets=h[1:], size=size),
+         "reduce": lambda h, size: cs.Reduce(participants=h, target=h[0], size=size),
+         "alltoall": lambda h, size: cs.AllToAll(senders=h, size=size)}
+SLOW = {("mi250:2", "forest")}   # 445 trees: minutes to plan, fit, export and check (docs/msccl.md)
 
 CASES = [(f, k, a.name) for f in FABRICS for k, make in KINDS.items()
-         for a in registry.applicable(make(["h0", "h1", "h2"]))]
+         for a in registry.applicable(make(["h0", "h1", "h2"], 1.0)) if (f, a.name) not in SLOW
+         and (k != "alltoall" or f in ("ndv2", "mi250", "dgx2:2"))]
 
 
 def _within_limits(algo) -> None:
@@ -48,16 +53,21 @@ def _within_limits(algo) -> None:
 
 @pytest.mark.parametrize("fabric, kind, algorithm", CASES)
 def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
-    g = FABRICS[fabric]()
-    c = KINDS[kind](list(g.hosts))
-    schedule = cs.plan(g, c, algorithm=algorithm)
-    rounded = algorithm == "forest" and fabric == "ndv2"
-    if rounded:   # chunks not whole bytes (a share's denominator 3): shares on a grid of 1/32, fewer chunks
-        with pytest.raises(ChunkGridError):
-            msccl.to_xml(g, c, schedule)
-        schedule = round_shares(dataclasses.replace(schedule, chunks={"allreduce": 4}.get(kind, 32)), 32)
+    make, size = FABRICS[fabric]
+    g = make()
+    c = KINDS[kind](list(g.hosts), size)
+    # the forest on one chassis in 4 chunks (its own choice at 1 MiB, up to 64, takes minutes to fit on ndv2(1));
+    # on two, its own choice at 4 kB (1 chunk)
+    options = {"chunks": 4} if algorithm == "forest" and ":" not in fabric else {}
+    schedule = cs.plan(g, c, algorithm=algorithm, **options)
     program = schedule.lower(g, c)
-    path = msccl.write(tmp_path / f"{algorithm}.xml", g, c, program)
+    if program.denominator > 2 ** 20:   # open_shop_preemptive cuts messages into 1/2**40: refused, one line
+        with pytest.raises(CollschedError, match=r"^the program cuts values into 1/\d+ pieces: MSCCL would need"):
+            msccl.write(tmp_path / "a.xml", g, c, program)
+        assert not (tmp_path / "a.xml").exists()
+        return
+    ready = msccl.ready(g, c, schedule)
+    path = ready.write(tmp_path / f"{algorithm}.xml")
     result = msccl.check(path, g, size=c.size)
     imp = result.imported
     assert imp.collective == c
@@ -67,18 +77,17 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
     assert algo.ngpus == len(g.hosts)
     assert all(w.message.startswith("gpu ") and "RCCL accepts 64" in w.message for w in result.warnings)
     _within_limits(algo)
-    # the file has no messages without data (the runtime has none): it runs the Program without its signals,
-    # packed into thread blocks, in the same time under Fluid
-    sent = drop_signals(program)
-    before = cs.simulate(g, sent, c, model=cs.models.Fluid()).makespan
+    # the file takes exactly the time of the Program ready() says it runs (its cpy and nop steps cost nothing)
     after = cs.simulate(g, imp.program, imp.collective, model=cs.models.Fluid()).makespan
-    if rounded:   # its messages do not fit as they run: the file runs them merged (merge_concurrent), not serialised
-        sent = drop_signals(program).renumbered()
-        unit, scale, _ = chunk_grid(sent, kind, len(g.hosts))
-        merged = split_messages(merge_concurrent(sent, unit=unit, scale=scale), unit=unit, scale=scale)
-        before = cs.simulate(g, merged, c, model=cs.models.Fluid()).makespan
-    assert after == before
-    assert imp.program.bytes_sent == program.bytes_sent
+    assert after == ready.makespan
+    if all(x.endswith("messages without data dropped (the runtime has none)") for x in ready.changes):
+        # the file has no messages without data (the runtime has none): it runs the Program without its signals,
+        # packed into thread blocks, in the same time under Fluid
+        assert ready.schedule is schedule and after == cs.simulate(g, drop_signals(program), c,
+                                                                   model=cs.models.Fluid()).makespan
+        assert imp.program.bytes_sent == program.bytes_sent
+    else:   # only the forest changes otherwise: fitted, its messages merged or cut, its thread blocks' order
+        assert algorithm == "forest"
 
 
 def test_forest_thread_blocks_within_the_runtime_limit():
@@ -103,24 +112,3 @@ def test_registration_file(tmp_path):
         '  <load path="ring.xml" minbytes="8388608" maxbytes="8388609" proto="Simple"/>\n'
         '  <load path="direct.xml" minbytes="8388608" maxbytes="8388609" proto="LL"/>\n'
         '</msccl_algos>\n')
-
-
-A2A = [a.name for a in registry.applicable(cs.AllToAll(senders=["h0", "h1"], size=1.0))]
-
-
-@pytest.mark.parametrize("algorithm", A2A)
-def test_alltoall_export_reads_back_valid(tmp_path, algorithm):
-    g = cs.topologies.ndv2(1)
-    c = cs.AllToAll(senders=g.hosts, size=2 ** 20)
-    program = cs.plan(g, c, algorithm=algorithm).lower(g, c)
-    if program.denominator > 2 ** 20:   # open_shop_preemptive cuts messages into 1/2**40: refused, one line
-        with pytest.raises(CollschedError, match=r"^the program cuts values into 1/\d+ pieces: MSCCL would need"):
-            msccl.write(tmp_path / "a.xml", g, c, program)
-        assert not (tmp_path / "a.xml").exists()
-        return
-    path = msccl.write(tmp_path / f"{algorithm}.xml", g, c, program)
-    imp = msccl.check(path, g, size=c.size).imported
-    assert imp.collective == c
-    _within_limits(imp.algo)
-    before = cs.simulate(g, drop_signals(program), c, model=cs.models.Fluid()).makespan
-    assert cs.simulate(g, imp.program, imp.collective, model=cs.models.Fluid()).makespan == before

@@ -6,7 +6,10 @@
   for what makes the runtime fall back silently (:mod:`.lint`);
 * :func:`write` — a collsched schedule or program as a file the runtime
   loads, and :func:`write_registration` the ``<msccl_algos>`` file listing
-  several (:mod:`.export`).
+  several (:mod:`.export`); :func:`ready` — the schedule made ready for
+  MSCCL first (a forest that does not fit fitted, messages merged or cut),
+  with the Program the file runs and its time, which the file takes
+  exactly (:mod:`.ready`).
 
 Examples
 --------
@@ -24,8 +27,10 @@ from .check import Checked, check, check_text, read
 from .export import call_bytes, fit_chunks, to_xml, write, write_registration
 from .fit import round_shares
 from .lint import Finding, lint
+from .ready import Ready, ready
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "check_text", "write", "to_xml", "fit_chunks", "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+__all__ = ["read", "check", "check_text", "ready", "Ready", "write", "to_xml", "fit_chunks",
+           "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

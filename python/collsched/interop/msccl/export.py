@@ -75,6 +75,7 @@ import dataclasses
 import os
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,10 +89,10 @@ from .layout import ROOTED, Layout
 from .lint import MAX_COUNT, MAX_STEPS, ChunkGridError, LimitError, chunk_bytes_finding
 from .merge import merge_concurrent
 from .split import chunk_grid, split_messages
-from .threadblocks import drop_signals, place
+from .threadblocks import drop_signals, in_blocks, place
 from .xml_read import MAX_CHUNKS
 
-__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks", "search"]
+__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks", "search", "strict"]
 
 _KINDS = {"allgather": "allgather", "reducescatter": "reducescatter", "allreduce": "allreduce", "alltoall": "alltoall",
           "broadcast": "broadcast", "reduce": "reduce"}
@@ -215,21 +216,45 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
     """
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    return strict(platform, collective, schedule_or_program, options).text
+
+
+def strict(platform, collective, schedule_or_program, options: dict):
+    """``(text, program, packing)`` of :func:`to_xml`: the file, the Program it runs and what the packing changed.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.star(2)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> strict(g, c, cs.plan(g, c, algorithm="direct"), {}).packing
+    ()
+    """
     if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
         return _to_xml(platform, collective, schedule_or_program, **options)
-    fitted, text, err = search(platform, collective, schedule_or_program, options, grids=False)
+    fitted, out, err = search(platform, collective, schedule_or_program, options, grids=False)
     if err is None:
-        return text
+        return out
     n = schedule_or_program.chunks
     if fitted is None:
         raise type(err)(f"{err.what}; the forest does not fit in fewer chunks either", fix=err.fix)
     raise type(err)(f"{err.what}; the forest in {n} chunks does not fit, in {fitted.chunks} it does",
-                     fix=f"plan the forest with chunks={fitted.chunks}, or take msccl.fit_chunks() "
-                         "(collsched msccl export --fit-chunks)")
+                     fix=f"plan the forest with chunks={fitted.chunks}, or take msccl.ready() or msccl.fit_chunks() "
+                         "(collsched msccl export without --strict)")
+
+
+class _Out(NamedTuple):
+    """What :func:`_to_xml` makes: the file, the Program it runs, what the packing changed (phrases), and the Program
+    before the thread blocks' order was added (:func:`~collsched.interop.msccl.threadblocks.in_blocks`)."""
+
+    text: str
+    program: object
+    packing: tuple
+    unordered: object
 
 
 def _exports(platform, collective, schedule, options: dict, serialise: bool = True):
-    """The file of ``schedule`` (:func:`to_xml` as it is), or the LimitError."""
+    """``(file, Program it runs)`` of ``schedule`` (:func:`to_xml` as it is), or the LimitError."""
     try:
         return _to_xml(platform, collective, schedule, **options, serialise=serialise)
     except LimitError as err:
@@ -237,8 +262,9 @@ def _exports(platform, collective, schedule, options: dict, serialise: bool = Tr
 
 
 def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
-    """``(variant, text, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and its file,
-    or None and None; ``error`` the LimitError of ``schedule`` itself (None when it fits).
+    """``(variant, out, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and ``out``,
+    its file, the Program the file runs and what the packing changed (:class:`_Out`), or None and None;
+    ``error`` the LimitError of ``schedule`` itself (None when it fits).
 
     ``grids`` False: fewer chunks only, shares as they are (what
     :func:`to_xml` names in its error).
@@ -249,27 +275,37 @@ def search(platform, collective, schedule: ForestSchedule, options: dict, *, gri
     >>> g = cs.topologies.star(2)
     >>> c = cs.ReduceScatter(participants=g.hosts, size=2**20)
     >>> s = cs.plan(g, c, algorithm="forest", chunks=4)
-    >>> fitted, text, error = search(g, c, s, {}, grids=False)
-    >>> fitted is s, error
-    (True, None)
+    >>> fitted, out, error = search(g, c, s, {}, grids=False)
+    >>> fitted is s, error, out.text.startswith("<algo ")
+    (True, None, True)
     """
     first = _exports(platform, collective, schedule, options)
-    if isinstance(first, str):
+    if isinstance(first, tuple):
         return schedule, first, None
+    grid_errors: dict = {}   # a variant's ChunkGridError does not depend on serialising: found once
+
+    def attempt(key, variant, serialise):
+        if key in grid_errors:
+            return grid_errors[key]
+        result = first if key == (schedule.chunks, None) and (serialise or isinstance(first, ChunkGridError)) \
+            else _exports(platform, collective, variant, options, serialise)
+        if isinstance(result, ChunkGridError):
+            grid_errors[key] = result
+        return result
+
     counts = [schedule.chunks] + sorted((k for k in CHUNK_CHOICES if k < schedule.chunks), reverse=True)
     for serialise in ((False, True) if grids else (True,)):
         for n in counts:
             fewer = schedule if n == schedule.chunks else dataclasses.replace(schedule, chunks=n)
-            result = first if fewer is schedule and serialise else _exports(platform, collective, fewer, options,
-                                                                              serialise)
-            if isinstance(result, str):
+            result = attempt((n, None), fewer, serialise)
+            if isinstance(result, tuple):
                 return fewer, result, first
             if not grids or not isinstance(result, ChunkGridError):
                 continue
             for k in GRIDS:
                 rounded = round_shares(fewer, k)
-                result = _exports(platform, collective, rounded, options, serialise)
-                if isinstance(result, str):
+                result = attempt((n, k if rounded is not fewer else None), rounded, serialise)
+                if isinstance(result, tuple):
                     return rounded, result, first
                 if not isinstance(result, ChunkGridError):
                     break
@@ -327,8 +363,9 @@ def fit_chunks(platform, collective, schedule, **options):
 
 def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
             min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
-    """:func:`to_xml` of one schedule or Program, as it is; ``serialise`` False: LimitError where the messages would
-    have to be serialised (:func:`_packed`)."""
+    """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
+    (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
+    would have to be serialised (:func:`_packed`)."""
     kind = collective.kind
     if kind not in _KINDS:
         raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
@@ -344,7 +381,9 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
         raise CollschedError(f"proto {proto!r}", fix="give Simple, LL or LL128")
     hosts = list(collective.hosts)
     n = len(hosts)
-    program = drop_signals(lower_any(platform, collective, schedule_or_program)).renumbered()
+    lowered = lower_any(platform, collective, schedule_or_program)
+    program = drop_signals(lowered).renumbered()
+    signals = lowered.n_messages - program.n_messages
     rank_of = {program.ranks.index(h): k for k, h in enumerate(hosts) if h in program.ranks}
     busy = sorted({int(r) for r in program.op_rank})
     stranger = next((program.ranks[r] for r in busy if program.ranks[r] not in hosts), None)
@@ -362,7 +401,7 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
     if grid is not None:
         raise ChunkGridError(grid, fix="export a schedule with coarser pieces (msccl.fit_chunks() "
                                                          "rounds a forest's), or give another min_bytes")
-    program, placed = _packed(program, platform, collective, rank_of, unit, scale, serialise)
+    program, placed, packing = _packed(program, platform, collective, rank_of, unit, scale, serialise)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts], root=root)
@@ -446,7 +485,9 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
             raise CollschedError(f"gpu {conn[1]} receives the messages of gpu {conn[0]} on channel {conn[2]} in another "
                                  "order than they are sent; MSCCL pairs them in order", fix="order the receives as the sends")
     _check_limits(gpus)
-    return _render(gpus, lay, kind, name, proto, lo, hi)
+    if signals:
+        packing = (f"{signals} messages without data dropped (the runtime has none)",) + packing
+    return _Out(_render(gpus, lay, kind, name, proto, lo, hi), in_blocks(program, placed), packing, program)
 
 
 def _window(collective, min_bytes: int | None, max_bytes: int | None) -> tuple[int, int]:
@@ -461,21 +502,32 @@ def _window(collective, min_bytes: int | None, max_bytes: int | None) -> tuple[i
 
 
 def _packed(program, platform, collective, rank_of: dict, unit: int, scale: int, serialise: bool = True):
-    """``(program, placement)``: the Program the file runs and its thread blocks, the first of these that fits:
-    the messages cut to :data:`MAX_COUNT` chunks, packed as they run; the messages sent together merged first
-    (:func:`~collsched.interop.msccl.merge.merge_concurrent`), packed as they run, then (``serialise``) serialised."""
+    """``(program, placement, packing)``: the Program the file runs and its thread blocks, the first of these that
+    fits: the messages cut to :data:`MAX_COUNT` chunks, packed as they run; the messages sent together merged first
+    (:func:`~collsched.interop.msccl.merge.merge_concurrent`), packed as they run, then (``serialise``) serialised;
+    ``packing`` says what changed, in phrases (:class:`~collsched.interop.msccl.ready.Ready`)."""
     cut = split_messages(program, unit=unit, scale=scale)
+    merged = program
     try:
-        return cut, place(cut, platform, collective, rank_of, serial=False)
+        placed = place(cut, platform, collective, rank_of, serial=False)
     except LimitError:
         merged = merge_concurrent(program, unit=unit, scale=scale)
         if merged is not program:
             cut = split_messages(merged, unit=unit, scale=scale)
         if not serialise:
-            return cut, place(cut, platform, collective, rank_of, serial=False)
-        if merged is program:
-            return cut, place(cut, platform, collective, rank_of, serial=True)
-        return cut, place(cut, platform, collective, rank_of)
+            placed = place(cut, platform, collective, rank_of, serial=False)
+        else:
+            placed = place(cut, platform, collective, rank_of, serial=True if merged is program else None)
+    packing = []
+    if merged is not program:
+        packing.append(f"the messages each pair of GPUs sends together merged ({program.n_messages} messages → "
+                       f"{merged.n_messages})")
+    if cut.n_messages != merged.n_messages:
+        packing.append(f"messages of more than {MAX_COUNT} chunks cut ({merged.n_messages} messages → "
+                       f"{cut.n_messages})")
+    if placed.serial:
+        packing.append("messages serialised on fewer channels")
+    return cut, placed, tuple(packing)
 
 
 def _check_limits(gpus) -> None:

@@ -63,7 +63,8 @@ def _classes(program, send_of) -> list[int]:
     rank = program.op_rank.tolist()
     peer = program.op_peer.tolist()
     msg = program.op_msg.tolist()
-    deps = [program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]].tolist() for i in range(n_ops)]
+    idx, ptr = program.dep_idx.tolist(), program.dep_ptr.tolist()
+    deps = [idx[ptr[i]:ptr[i + 1]] for i in range(n_ops)]
     waits = [list(deps[i]) for i in range(n_ops)]
     for i in range(n_ops):
         if kind[i] == RECV and send_of[msg[i]] >= 0:
@@ -128,8 +129,9 @@ def merge_concurrent(program, *, unit: int, scale: int, limit: int = MAX_COUNT):
     n_ops = program.n_ops
     send_of, recv_of = program.message_ops()
     cls = _classes(program, send_of)
-    ptr = program.piece_ptr
+    ptr = program.piece_ptr.tolist()
     units = (program.pieces[:, 5] - program.pieces[:, 4]) // unit
+    total = [0] + np.cumsum(units).tolist()   # units of the pieces before each row
     # step 1: the groups (same receive class, so same send class and ends), cut at `limit` chunks, in message order
     groups: dict[int, list[list[int]]] = {}
     load: dict[int, int] = {}
@@ -137,7 +139,7 @@ def merge_concurrent(program, *, unit: int, scale: int, limit: int = MAX_COUNT):
         s, r = int(send_of[m]), int(recv_of[m])
         if s < 0 or r < 0:
             continue
-        chunks = int(units[ptr[s]:ptr[s + 1]].sum()) * scale
+        chunks = (total[ptr[s + 1]] - total[ptr[s]]) * scale
         bins = groups.setdefault(cls[r], [])
         if not bins or load[id(bins[-1])] + chunks > limit:
             bins.append([])
@@ -158,10 +160,11 @@ def merge_concurrent(program, *, unit: int, scale: int, limit: int = MAX_COUNT):
     # step 2: the kept ops, with their waits mapped to the ops standing for them, in a topological order
     kept = [i for i in range(n_ops) if head.get(i, i) == i]
     deps_of = {}
+    idx, dptr = program.dep_idx.tolist(), program.dep_ptr.tolist()
     for i in kept:
         out: set[int] = set()
         for j in members.get(i, [i]):
-            out.update(head.get(d, d) for d in program.dep_idx[program.dep_ptr[j]:program.dep_ptr[j + 1]].tolist())
+            out.update(head.get(d, d) for d in idx[dptr[j]:dptr[j + 1]])
         deps_of[i] = sorted(out)
     users: dict[int, list[int]] = {}
     missing = {i: len(deps_of[i]) for i in kept}
@@ -181,6 +184,8 @@ def merge_concurrent(program, *, unit: int, scale: int, limit: int = MAX_COUNT):
     if len(order) != len(kept):   # pragma: no cover - equivalent ops never wait for each other (module docstring)
         raise CollschedError("merging the program's concurrent messages made a cycle", fix="report this program")
     new = {i: k for k, i in enumerate(order)}
+    rows = [tuple(r) for r in program.pieces.tolist()]
+    ptr = program.piece_ptr.tolist()
     cols: tuple[list, ...] = ([], [], [], [], [], [], [])
     rank, kind, peer, msgs, size, deps, pieces = cols
     for i in order:
@@ -191,6 +196,6 @@ def merge_concurrent(program, *, unit: int, scale: int, limit: int = MAX_COUNT):
         msgs.append(int(program.op_msg[i]))
         size.append(float(np.sum(program.op_size[group])))
         deps.append(tuple(new[d] for d in deps_of[i]))
-        pieces.append([tuple(int(v) for v in row) for j in group for row in program.pieces[ptr[j]:ptr[j + 1]]])
+        pieces.append([row for j in group for row in rows[ptr[j]:ptr[j + 1]]])
     merged = program_of_columns(program.ranks, program.denominator, program.name, *cols, program.operand_sets)
     return merged.renumbered()

@@ -80,7 +80,7 @@ from ...errors import CollschedError
 from ...schedules.program import COMPUTE, RECV, SEND, program_of_columns
 from .lint import MAX_CHANNELS, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL, LimitError
 
-__all__ = ["Placement", "place", "drop_signals", "LANE_MESSAGES"]
+__all__ = ["Placement", "place", "drop_signals", "in_blocks", "LANE_MESSAGES"]
 
 LANE_MESSAGES = MAX_STEPS // 4
 """Messages per channel between two GPUs at most, a message of several pieces counted as ``1 +`` its pieces (a
@@ -109,6 +109,8 @@ class Placement:
         Message id → channel.
     cross : dict
         Op → the operations of other thread blocks (same GPU) it must name as dependencies.
+    serial : bool
+        The messages serialised on fewer channels (step 6 of the module docstring).
 
     Examples
     --------
@@ -121,10 +123,17 @@ class Placement:
     tb: dict
     channel: dict
     cross: dict
+    serial: bool = False
 
 
 def _deps(program, i: int) -> list[int]:
     return [int(d) for d in program.dep_idx[program.dep_ptr[i]:program.dep_ptr[i + 1]]]
+
+
+def _all_deps(program) -> list[list[int]]:
+    """Per op, the ops it waits for (:func:`_deps` of every op, from two lists instead of an array slice each)."""
+    idx, ptr = program.dep_idx.tolist(), program.dep_ptr.tolist()
+    return [idx[ptr[i]:ptr[i + 1]] for i in range(program.n_ops)]
 
 
 def _trace(program, platform, collective):
@@ -240,8 +249,8 @@ def place(program, platform, collective, rank_of: dict, *, serial: bool | None =
 def _place(program, trace, rank_of: dict, *, serial: bool) -> Placement:
     """:func:`place` with the trace of the Program under ``Fluid``; ``serial``: step 6 of the module docstring."""
     n_ops = program.n_ops
-    kind = [int(k) for k in program.op_kind]
-    eff = [_deps(program, i) for i in range(n_ops)]
+    kind = program.op_kind.tolist()
+    eff = _all_deps(program)
     send_of, recv_of = program.message_ops()
     pair = {int(recv_of[m]): int(send_of[m]) for m in range(len(send_of)) if send_of[m] >= 0 and recv_of[m] >= 0}
     # step 2: the global order O
@@ -283,7 +292,7 @@ def _place(program, trace, rank_of: dict, *, serial: bool) -> Placement:
     lanes: dict[tuple[int, int], list[list]] = {}   # (a, b) -> per lane [last recv pos, send end, recv end, count,
     #                                                    last send, last recv]
     channel: dict[int, int] = {}
-    rows = [int(program.piece_ptr[i + 1] - program.piece_ptr[i]) for i in range(n_ops)]
+    rows = np.diff(program.piece_ptr).tolist()
     steps = {r: 1 + (rows[s] if rows[s] > 1 else 0) for r, s in pair.items()}   # a message's steps, estimated
     for r, s in sorted(pair.items(), key=lambda x: pos[x[1]]):
         a, b = gpu[s], gpu[r]
@@ -371,4 +380,65 @@ def _place(program, trace, rank_of: dict, *, serial: bool) -> Placement:
         mine[blocks[key]] = seq[i]
         clock[i] = mine
         prev[key] = i
-    return Placement(order, gpu, tb, channel, cross)
+    return Placement(order, gpu, tb, channel, cross, serial)
+
+
+def in_blocks(program, placed: Placement):
+    """The Program a file runs: ``program`` with each operation also waiting for the one before it in its thread block.
+
+    A thread block runs its steps in order, so the packing adds these waits
+    (the module docstring, last paragraph); with them the Program takes
+    under ``Fluid`` the time of the file read back, exactly (whose ``cpy``
+    and ``nop`` steps cost nothing; ``tests/interop/test_msccl_roundtrip.py``
+    asserts it for every algorithm and fabric). The operations come in the order ``O``
+    of ``placed`` (a topological order); message ids are kept.
+
+    Parameters
+    ----------
+    program : Program
+        The Program ``placed`` packs.
+    placed : Placement
+        :func:`place` of ``program``.
+
+    Returns
+    -------
+    Program
+        ``program`` itself when every such wait is already one of its dependencies and ``O`` is its own order.
+
+    Examples
+    --------
+    Two messages from GPU 0 to GPU 1 that share a channel: the second send waits for the first.
+
+    >>> import collsched as cs
+    >>> from collsched.schedules.program import ProgramBuilder
+    >>> from collsched.schedules.values import Piece, block
+    >>> g = cs.topologies.star(2)
+    >>> c = cs.AllGather(participants=g.hosts, size=8)
+    >>> b = ProgramBuilder(g.hosts, denominator=2)
+    >>> first = b.send("h0", "h1", [Piece(block(0, 0, -1), 0, 1)], size=4.0, after=(), recv_after=())
+    >>> _ = b.send("h0", "h1", [Piece(block(0, 0, -1), 1, 2)], size=4.0, after=[first[0]], recv_after=[first[1]])
+    >>> p = b.build()
+    >>> in_blocks(p, place(p, g, c, {0: 0, 1: 1})) is p   # already in order: nothing to add
+    True
+    """
+    prev: dict[tuple[int, tuple], int] = {}
+    waits = {i: _deps(program, i) for i in placed.order}
+    changed = placed.order != sorted(placed.order)
+    for i in placed.order:
+        key = (placed.gpu[i], placed.tb[i])
+        if key in prev and prev[key] not in waits[i]:
+            waits[i].append(prev[key])
+            changed = True
+        prev[key] = i
+    if not changed:
+        return program
+    new = {i: k for k, i in enumerate(placed.order)}
+    cols: tuple[list, ...] = ([], [], [], [], [], [], [])
+    for i in placed.order:
+        rows = program.pieces[program.piece_ptr[i]:program.piece_ptr[i + 1]]
+        for col, x in zip(cols, (int(program.op_rank[i]), int(program.op_kind[i]), int(program.op_peer[i]),
+                                 int(program.op_msg[i]), float(program.op_size[i]),
+                                 tuple(sorted(new[d] for d in waits[i])),
+                                 [tuple(int(v) for v in r) for r in rows])):
+            col.append(x)
+    return program_of_columns(program.ranks, program.denominator, program.name, *cols, program.operand_sets)
