@@ -55,10 +55,10 @@ def inputs(folder: Path, name: str, kind: str, params: list[str]) -> tuple[str, 
 
 def compare_case(label: str, argv: list[str]) -> None:
     wall, rss, code, out = run(["compare", *argv])
-    rows = [line for line in out.splitlines() if "│" in line]
+    # a table row starts with "│" and names its algorithm; a wrapped cell continues on lines whose first cell is blank
+    rows = [line for line in out.splitlines() if line.startswith("│") and line[1:].split("│", 1)[0].strip()]
     skipped = sum("skipped" in line for line in rows)
-    print(f"{label:58s} {wall:8.1f} s {rss:6.2f} GB  exit {code}  rows {len(rows) - 1}, skipped {skipped}",
-          flush=True)
+    print(f"{label:58s} {wall:8.1f} s {rss:6.2f} GB  exit {code}  rows {len(rows)}, skipped {skipped}", flush=True)
 
 
 def matching_case(n: int, scipy: bool) -> None:
