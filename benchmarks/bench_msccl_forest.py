@@ -43,7 +43,7 @@ def main(fabric: str, kind: str, size: float, chunks: int | None) -> None:
     result = msccl.check_text(r.text, g, size=c.size)
     algo = result.imported.algo
     t_file = cs.simulate(g, result.imported.program, c, model=fluid).makespan
-    same = "=" if t_file == r.makespan else "!="
+    same = "=" if t_file == r.makespan else f"!= (relative difference {abs(t_file / r.makespan - 1):.1e})"
     print(f"{head}: {'; '.join(r.changes) or 'exported as planned'}; nchunksperloop {algo.nchunksperloop}, "
           f"{algo.nchannels} channels, {max(len(x.tbs) for x in algo.gpus)} thread blocks, "
           f"{max(len(tb.steps) for x in algo.gpus for tb in x.tbs)} steps; Fluid: schedule {t_schedule * 1e6:.3f} us "
