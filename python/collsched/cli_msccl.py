@@ -125,9 +125,7 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                    strict: bool = typer.Option(False, "--strict", help="Refuse a forest schedule whose export "
                                                "exceeds the runtime's limits, instead of exporting the forest that "
                                                "fits (fewer chunks of 1, 2, 4, ..., 256, tree shares on a grid of "
-                                               "1/32 .. 1/1)."),
-                   fit_chunks: bool = typer.Option(False, "--fit-chunks", hidden=True,
-                                                   help="Accepted for old scripts: fitting is the default now.")):
+                                               "1/32 .. 1/1).")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back.
 
     What does not fit the runtime is changed first (a forest's chunks, messages without data, messages merged or cut)

@@ -164,6 +164,28 @@ fn validate_program(
     result.map_err(|e| invalid(py, e))
 }
 
+/// A program's operations and dependencies without pieces (`no_pieces`: one 0 offset per operation and one more),
+/// as the simulator and its structure check read them; `arrays` are op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx.
+fn structure_view<'a>(
+    n_ranks: usize,
+    arrays: [&'a PyReadonlyArray1<i64>; 6],
+    no_pieces: &'a [i64],
+) -> PyResult<ProgramView<'a>> {
+    let [op_rank, op_kind, op_peer, op_msg, dep_ptr, dep_idx] = arrays;
+    Ok(ProgramView {
+        n_ranks,
+        op_rank: op_rank.as_slice()?,
+        op_kind: op_kind.as_slice()?,
+        op_peer: op_peer.as_slice()?,
+        op_msg: op_msg.as_slice()?,
+        dep_ptr: dep_ptr.as_slice()?,
+        dep_idx: dep_idx.as_slice()?,
+        piece_ptr: no_pieces,
+        pieces: &[],
+        denominator: 1,
+    })
+}
+
 /// Whether a column-wise program (without pieces) is well formed with dense message ids `0 .. M-1`.
 ///
 /// True when the core's structure check passes and every id below the largest has its send and its
@@ -182,18 +204,7 @@ fn program_well_formed(
     dep_idx: PyReadonlyArray1<i64>,
 ) -> PyResult<bool> {
     let no_pieces = vec![0i64; op_rank.len()? + 1];
-    let view = ProgramView {
-        n_ranks,
-        op_rank: op_rank.as_slice()?,
-        op_kind: op_kind.as_slice()?,
-        op_peer: op_peer.as_slice()?,
-        op_msg: op_msg.as_slice()?,
-        dep_ptr: dep_ptr.as_slice()?,
-        dep_idx: dep_idx.as_slice()?,
-        piece_ptr: &no_pieces,
-        pieces: &[],
-        denominator: 1,
-    };
+    let view = structure_view(n_ranks, [&op_rank, &op_kind, &op_peer, &op_msg, &dep_ptr, &dep_idx], &no_pieces)?;
     Ok(py.detach(|| view.check().is_ok_and(|c| c.send_of_msg.iter().all(|&s| s != usize::MAX))))
 }
 
@@ -248,18 +259,7 @@ fn simulate<'py>(
         },
     };
     let no_pieces = vec![0i64; op_rank.len()? + 1];
-    let view = ProgramView {
-        n_ranks,
-        op_rank: op_rank.as_slice()?,
-        op_kind: op_kind.as_slice()?,
-        op_peer: op_peer.as_slice()?,
-        op_msg: op_msg.as_slice()?,
-        dep_ptr: dep_ptr.as_slice()?,
-        dep_idx: dep_idx.as_slice()?,
-        piece_ptr: &no_pieces,
-        pieces: &[],
-        denominator: 1,
-    };
+    let view = structure_view(n_ranks, [&op_rank, &op_kind, &op_peer, &op_msg, &dep_ptr, &dep_idx], &no_pieces)?;
     let stages = StageTable {
         act_ptr: act_ptr.as_slice()?,
         kind: kind.as_slice()?,

@@ -92,7 +92,7 @@ from .split import chunk_grid, split_messages
 from .threadblocks import drop_signals, in_blocks, place
 from .xml_read import MAX_CHUNKS
 
-__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks", "search", "strict"]
+__all__ = ["to_xml", "write", "write_registration", "call_bytes", "fit_chunks", "search", "export_as_is"]
 
 _KINDS = {"allgather": "allgather", "reducescatter": "reducescatter", "allreduce": "allreduce", "alltoall": "alltoall",
           "broadcast": "broadcast", "reduce": "reduce"}
@@ -216,10 +216,10 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     collsched.errors.CollschedError: collsched writes allgather, reducescatter, allreduce, alltoall, broadcast and reduce as MSCCL, not scatter (export one of those)
     """
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
-    return strict(platform, collective, schedule_or_program, options).text
+    return export_as_is(platform, collective, schedule_or_program, options).text
 
 
-def strict(platform, collective, schedule_or_program, options: dict):
+def export_as_is(platform, collective, schedule_or_program, options: dict):
     """``(text, program, packing)`` of :func:`to_xml`: the file, the Program it runs and what the packing changed.
 
     Examples
@@ -227,7 +227,7 @@ def strict(platform, collective, schedule_or_program, options: dict):
     >>> import collsched as cs
     >>> g = cs.topologies.star(2)
     >>> c = cs.AllGather(participants=g.hosts, size=2**20)
-    >>> strict(g, c, cs.plan(g, c, algorithm="direct"), {}).packing
+    >>> export_as_is(g, c, cs.plan(g, c, algorithm="direct"), {}).packing
     ()
     """
     if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:

@@ -173,7 +173,7 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
     """
     from ...bounds import collective_bound
     from ...simulation import models, simulate
-    from .export import search, strict as as_it_is
+    from .export import export_as_is, search
     from .fit import GRIDS, rounding
     from .lint import LimitError
 
@@ -190,7 +190,7 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
                        f"{rounding(schedule, fitted)}",)
         schedule = fitted
     else:
-        out = as_it_is(platform, collective, schedule, options)
+        out = export_as_is(platform, collective, schedule, options)
     fluid = models.Fluid()
     makespan = simulate(platform, out.program, collective, model=fluid).makespan
     order: tuple = ()
