@@ -6,7 +6,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 PIP_FLAGS := --quiet --disable-pip-version-check
-# every pip install, and the isolated environment pip builds collsched in (maturin), takes the locked versions
+# every pip install takes the locked versions (--constraint; PIP_CONSTRAINT carries them into the isolated
+# environment pip builds collsched in, with maturin), and scripts/check_lock.py checks .venv holds exactly them
 LOCK := constraints.txt
 export PIP_CONSTRAINT := $(CURDIR)/$(LOCK)
 UV_VERSION := 0.13.8
@@ -29,10 +30,12 @@ $(PY):
 
 # builds the Rust core (release) and installs collsched, editable, into .venv
 install: system-deps-build $(PY)
-	$(PIP) install $(PIP_FLAGS) -e .
+	$(PIP) install $(PIP_FLAGS) --constraint $(LOCK) -e .
+	$(PY) scripts/check_lock.py $(LOCK)
 
 dev: system-deps $(PY)
-	$(PIP) install $(PIP_FLAGS) -e '.[dev]'
+	$(PIP) install $(PIP_FLAGS) --constraint $(LOCK) -e '.[dev]'
+	$(PY) scripts/check_lock.py $(LOCK)
 
 demo: install
 	@mkdir -p $(dir $(DEMO_OUT))
