@@ -162,7 +162,9 @@ class LPSolution:
     recovery : str
         How the exact values were found: ``"rounded"`` (HiGHS's floats read
         as nearby fractions, then certified) or ``"basis"`` (the optimal
-        basis system solved in rationals, then certified).
+        basis system solved in rationals, then certified); for a stage
+        priced by reduction trees (:mod:`.tree_pricing`), how the restricted
+        LP's values were found.
     timings : dict
         Seconds spent passing the LP to HiGHS (``input``), in HiGHS
         (``solve``), recovering the exact basic solution and duals
@@ -178,8 +180,9 @@ class LPSolution:
         :func:`~.canonical.solve_canonical` (empty from :func:`solve`).
     reduced : numpy object array of flint.fmpq
         The reduced costs ``A^T y - c`` of the certificate, exact (empty
-        unless certified): the optimal solutions are the feasible ``x`` that
-        are zero wherever it is positive. Not compared by ``==`` (``x``,
+        unless certified; zero on the columns the stage held at zero): the
+        optimal solutions are the feasible ``x`` that are zero wherever it
+        is positive. Not compared by ``==`` (``x``,
         ``y`` and ``objective`` determine it).
 
     Examples
@@ -434,6 +437,8 @@ def _fmpq(a):
     """An exact rational (int, Fraction or fmpq) as a :class:`flint.fmpq`."""
     if type(a) is Fraction:
         return flint.fmpq(a.numerator, a.denominator)
+    if type(a) is int:
+        return flint.fmpq(a)
     if isinstance(a, flint.fmpq):
         return a
     a = Fraction(a)
@@ -454,6 +459,14 @@ def _fraction_of(q) -> Fraction:
     if d == 1:
         return _ONE if p == 1 else _MINUS_ONE if p == -1 else Fraction(p)
     return Fraction(p, d)
+
+
+def _fractions_of(a: np.ndarray) -> list:
+    """An fmpq array as a list of :class:`fractions.Fraction`, converting only the nonzero entries (0 shared)."""
+    out = [_ZERO] * len(a)
+    for i in np.flatnonzero(_nonzero(a)).tolist():
+        out[i] = _fraction_of(a[i])
+    return out
 
 
 def _float_or_nan(a) -> float:
@@ -596,7 +609,7 @@ def _optimal(x, y, cost, reduced, message: str, obj: float, timings: dict, recov
              t2: float) -> LPSolution:
     """The certified solution, in Fractions, with the recovery and certificate times added."""
     objective = _fraction_of(_dot(cost, x))
-    xs, ys = [_fraction_of(v) for v in x], [_fraction_of(v) for v in y]
+    xs, ys = _fractions_of(x), _fractions_of(y)
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
     return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced)
@@ -675,7 +688,8 @@ def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP 
     """``A^T y - c`` (fmpq array) when ``(x, y)`` is an exact certificate of optimality, else None.
 
     Columns in ``fixed`` are held at zero (upper bound 0): they must be zero
-    in ``x`` and their reduced cost may have any sign. ``x`` and ``y`` are
+    in ``x`` and their reduced cost may have any sign (it is not computed:
+    zero in the array returned). ``x`` and ``y`` are
     sequences of exact rationals (Fraction or fmpq).
     """
     sparse = SparseLP(lp) if sparse is None else sparse
@@ -685,11 +699,12 @@ def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP 
     cost = _fmpq_array([lp.objective.get(j, 0) for j in range(n)]) if cost is None else cost
     if not _primal_feasible(sparse, x, fixed):
         return None
-    on = np.flatnonzero(_nonzero(y)[sparse.row])
-    order = on[np.argsort(sparse.col[on], kind="stable")]
-    reduced = _row_sums(sparse.col[order], sparse.exact[order] * y[sparse.row[order]], n) - cost
     free = np.ones(n, bool)
     free[list(fixed)] = False
+    on = np.flatnonzero(_nonzero(y)[sparse.row] & free[sparse.col])  # a held column's reduced cost is not needed
+    order = on[np.argsort(sparse.col[on], kind="stable")]
+    reduced = _row_sums(sparse.col[order], sparse.exact[order] * y[sparse.row[order]], n) - cost
+    reduced[~free] = _ZERO_Q
     if any(d < 0 for d in reduced[free]):
         return None
     return reduced if _dot(cost, x) == _dot(sparse.rhs, y) else None

@@ -49,8 +49,9 @@ import networkx as nx
 
 from ...schedules.base import Status
 from .canonical import solve_canonical
-from .exact import LinearProgram, LPSolution, SteadyStateError
+from .exact import LinearProgram, LPSolution, SparseLP, SteadyStateError
 from .lp_alltoall import Network, check_ports, network, port_rows
+from .tree_pricing import TreePricing
 
 __all__ = ["ReduceSolution", "solve_reduce", "reduce_lp", "reduce_rows", "finish_rows"]
 
@@ -261,7 +262,8 @@ def solve_reduce(platform, reduce, *, ports: str = "one", time_limit: float = 60
     Fraction(1, 2)
     """
     lp, tp, scol, ccol, seconds, net, hosts_of, target = _build(platform, reduce, check_ports(ports))
-    sol = solve_canonical(lp, seconds, time_limit=time_limit)
+    pricing = TreePricing(lp, SparseLP(lp), scol, ccol, net, hosts_of, target, tp)  # reduction trees (issue 17)
+    sol = solve_canonical(lp, seconds, time_limit=time_limit, pricing=pricing)
     if sol.status is not Status.OPTIMAL:
         return ReduceSolution(Fraction(0), {}, {}, sol, lp.size, net, hosts_of, target)
     if sol.objective == 0:
