@@ -147,6 +147,8 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
         on = np.zeros(sparse.shape[1], bool)
         on[list(cols)] = True
         sel = np.flatnonzero(on[sparse.col])  # row-major, as the loop below
+        if len(cols) > len(np.unique(sparse.row[sel])):  # more columns than rows: dependent, without the dicts
+            return False
         for i, c, a in zip(sparse.row[sel].tolist(), sparse.col[sel].tolist(), sparse.exact[sel]):
             col_rows[c][i] = a
             row_cols.setdefault(i, set()).add(c)
@@ -303,10 +305,11 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, 
     stages = [("throughput", first.objective)]
     sol, fixed = first, set()
     unique = False
+    free = list(range(n))
     for k in range(TIE_BREAKS + 2):
-        positive = np.flatnonzero(np.fromiter((d > 0 for d in sol.reduced), bool, n))  # exact: the certificate's
-        fixed.update(positive.tolist())  # zero at every optimum of this stage
-        free = [j for j in range(n) if j not in fixed]
+        reduced = sol.reduced
+        fixed.update(j for j in free if reduced[j] > 0)  # exact, the certificate's: zero at every optimum of this stage
+        free = [j for j in free if j not in fixed]
         unique = independent(lp.rows, free, sparse)
         if unique or k == TIE_BREAKS + 1:
             break

@@ -379,6 +379,8 @@ class SparseLP:
         Per nonzero, the coefficient.
     floats : float64 array
         Per nonzero, the coefficient as a double (:func:`_as_float`'s checks).
+    unit : int8 array
+        Per nonzero, 1 or -1 where the coefficient is exactly that, else 0.
     rhs : object array of flint.fmpq
     shape : (rows, columns)
 
@@ -407,15 +409,35 @@ class SparseLP:
         coefs = [a for r in lp.rows for a in r.values()]
         for a in coefs:
             if id(a) not in seen:
-                seen[id(a)] = (_fmpq(a), _float_or_nan(a))
+                seen[id(a)] = (_fmpq(a), _float_or_nan(a), 1 if a == 1 else -1 if a == -1 else 0)
         self.exact = np.empty(len(coefs), dtype=object)
         self.exact[:] = [seen[id(a)][0] for a in coefs]
         self.floats = np.fromiter((seen[id(a)][1] for a in coefs), np.float64, len(coefs))
+        self.unit = np.fromiter((seen[id(a)][2] for a in coefs), np.int8, len(coefs))  # exactly ±1, else 0
         bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             _as_float(coefs[k], lp.names[int(self.col[k])])  # raises, naming the column
         self.rhs = _fmpq_array(lp.rhs)
+
+    def times(self, entries: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``exact[entries] * values`` (object array), without multiplying where the coefficient is ±1.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y")
+        >>> _ = lp.row({x: -1, y: Fraction(1, 3)}, 1)
+        >>> [str(v) for v in SparseLP(lp).times(np.arange(2), _fmpq_array([3, 3]))]
+        ['-3', '1']
+        """
+        out = np.empty(len(entries), dtype=object)
+        u = self.unit[entries]
+        plus, minus = u == 1, u == -1
+        out[plus] = values[plus]
+        out[minus] = -values[minus]
+        rest = ~(plus | minus)
+        out[rest] = self.exact[entries[rest]] * values[rest]
+        return out
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(start, index, value)``: the matrix column-wise in doubles, rows increasing within a column.
@@ -677,9 +699,11 @@ def _row_sums(keys: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
 
 def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset()) -> bool:
     """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly."""
-    if any(v < 0 for v in x) or any(x[j] for j in fixed):
+    nonzero = _nonzero(x)
+    nz = np.flatnonzero(nonzero)
+    if any(v < 0 for v in x[nz]) or any(nonzero[j] for j in fixed):
         return False
-    on = np.flatnonzero(_nonzero(x)[sparse.col])  # row-major: the row keys stay sorted
+    on = np.flatnonzero(nonzero[sparse.col])  # row-major: the row keys stay sorted
     ax = _row_sums(sparse.row[on], sparse.exact[on] * x[sparse.col[on]], sparse.shape[0])
     return all(a == b for a, b in zip(ax.tolist(), sparse.rhs.tolist()))
 
@@ -703,7 +727,7 @@ def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP 
     free[list(fixed)] = False
     on = np.flatnonzero(_nonzero(y)[sparse.row] & free[sparse.col])  # a held column's reduced cost is not needed
     order = on[np.argsort(sparse.col[on], kind="stable")]
-    reduced = _row_sums(sparse.col[order], sparse.exact[order] * y[sparse.row[order]], n) - cost
+    reduced = _row_sums(sparse.col[order], sparse.times(order, y[sparse.row[order]]), n) - cost
     reduced[~free] = _ZERO_Q
     if any(d < 0 for d in reduced[free]):
         return None
