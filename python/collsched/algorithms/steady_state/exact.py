@@ -405,15 +405,17 @@ class SparseLP:
         self.row = np.repeat(np.arange(m, dtype=np.int64), counts)
         self.col = np.fromiter((j for r in lp.rows for j in r), np.int64, int(counts.sum()))
         # few distinct coefficient objects (±1 are shared, a row's sizes and costs often are): convert each once
-        seen: dict = {}
+        # (the objects are alive in lp.rows, so their ids are distinct); each entry points at its object's number
         coefs = [a for r in lp.rows for a in r.values()]
-        for a in coefs:
-            if id(a) not in seen:
-                seen[id(a)] = (_fmpq(a), _float_or_nan(a), 1 if a == 1 else -1 if a == -1 else 0)
-        self.exact = np.empty(len(coefs), dtype=object)
-        self.exact[:] = [seen[id(a)][0] for a in coefs]
-        self.floats = np.fromiter((seen[id(a)][1] for a in coefs), np.float64, len(coefs))
-        self.unit = np.fromiter((seen[id(a)][2] for a in coefs), np.int8, len(coefs))  # exactly ±1, else 0
+        ids: dict = {}
+        key = np.fromiter((ids.setdefault(id(a), len(ids)) for a in coefs), np.int64, len(coefs))
+        first = np.unique(key, return_index=True)[1]  # numbered in order of first appearance
+        distinct = [coefs[k] for k in first.tolist()]
+        exact = np.empty(len(distinct), dtype=object)
+        exact[:] = [_fmpq(a) for a in distinct]
+        self.exact = exact[key]
+        self.floats = np.array([_float_or_nan(a) for a in distinct], np.float64)[key]
+        self.unit = np.array([1 if a == 1 else -1 if a == -1 else 0 for a in distinct], np.int8)[key]  # ±1 exactly
         bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])

@@ -179,26 +179,43 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
                         w = weights[cost] = Fraction(cost) / speed
                     if w:
                         compute.setdefault(i, {})[j] = w
+    # the conservation rows, on plain lists: send_of[interval][edge] and a host's first task column plus the
+    # task's offset (its tasks are numbered k, m, l as above) stand for the dictionaries' tuple keys
+    edge_no = {e: t for t, e in enumerate(net.edges)}
+    send_of = [[scol.get((u, v, k, m)) for u, v in net.edges] for k, m in intervals]
+    offset: dict = {}
+    for k in range(N + 1):
+        for m in range(k + 1, N + 1):
+            for l in range(k, m):
+                offset[(k, l, m)] = len(offset)
+    first = {i: ccol[(i, 0, 0, 1)] for i in platform.hosts} if N >= 1 else {}
+    produce = [[offset[(k, l, m)] for l in range(k, m)] for k, m in intervals]  # T(k,l,m) makes [k..m]
+    consume = [[offset[(k, m, n)] for n in range(m + 1, N + 1)] + [offset[(n, k - 1, m)] for n in range(0, k)]
+               for k, m in intervals]  # [k..m] is the left, then the right operand
     for i in net.nodes:
-        ins, outs = net.in_edges[i], net.out_edges[i]
-        for k, m in intervals:
+        ins = [edge_no[e] for e in net.in_edges[i]]
+        outs = [edge_no[e] for e in net.out_edges[i]]
+        base = first.get(i)
+        for t, (k, m) in enumerate(intervals):
             if k == m and i == hosts_of[k]:
                 continue
             # +1 for what enters (received, or combined here into [k..m]), -1 for what leaves (sent, or combined
             # here into a larger interval)
-            terms = [scol.get((u, v, k, m)) for u, v in ins]
-            signs = [1] * len(terms)
-            terms += [scol.get((u, v, k, m)) for u, v in outs]
-            terms += [ccol.get((i, k, l, m)) for l in range(k, m)]
-            signs += [-1] * (len(terms) - len(signs) - (m - k)) + [1] * (m - k)
-            more = [ccol.get((i, k, m, n)) for n in range(m + 1, N + 1)] + [ccol.get((i, n, k - 1, m))
-                                                                          for n in range(0, k)]
-            terms += more
-            signs += [-1] * len(more)
+            sends = send_of[t]
             coefs: dict = {}
-            for j, sign in zip(terms, signs):
+            for e in ins:
+                j = sends[e]
                 if j is not None:
-                    coefs[j] = coefs.get(j, 0) + sign
+                    coefs[j] = coefs.get(j, 0) + 1
+            for e in outs:
+                j = sends[e]
+                if j is not None:
+                    coefs[j] = coefs.get(j, 0) - 1
+            if base is not None:
+                for o in produce[t]:
+                    coefs[base + o] = coefs.get(base + o, 0) + 1
+                for o in consume[t]:
+                    coefs[base + o] = coefs.get(base + o, 0) - 1
             if (k, m) == (0, N) and i == target:
                 coefs[tp] = Fraction(-1)
             if coefs:
