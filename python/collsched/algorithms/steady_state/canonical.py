@@ -141,14 +141,15 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
     (True, False)
     """
     cols = set(cols)
-    col_rows: dict = {c: {} for c in cols}
-    row_cols: dict = {}
     if sparse is not None:
         on = np.zeros(sparse.shape[1], bool)
         on[list(cols)] = True
         sel = np.flatnonzero(on[sparse.col])  # row-major, as the loop below
         if len(cols) > len(np.unique(sparse.row[sel])):  # more columns than rows: dependent, without the dicts
             return False
+    col_rows: dict = {c: {} for c in cols}
+    row_cols: dict = {}
+    if sparse is not None:
         for i, c, a in zip(sparse.row[sel].tolist(), sparse.col[sel].tolist(), sparse.exact[sel]):
             col_rows[c][i] = a
             row_cols.setdefault(i, set()).add(c)

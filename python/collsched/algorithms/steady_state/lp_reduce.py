@@ -166,6 +166,7 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
             j = scol[(e[0], e[1], k, m)] = lp.column(("send", *tag, e[0], e[1], k, m))
             busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
     ccol: dict = {}
+    task_cost: dict = {}  # (k, l, m) -> cost, asked once for every host
     for i in platform.hosts:
         weights: dict = {}  # task cost -> seconds on i: few distinct costs, each divided once
         speed = net.speed[i]
@@ -173,7 +174,9 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
             for m in range(k + 1, N + 1):
                 for l in range(k, m):
                     j = ccol[(i, k, l, m)] = lp.column(("cons", *tag, i, k, l, m))
-                    cost = reduce.task_cost_of(k, l, m)
+                    cost = task_cost.get((k, l, m))
+                    if cost is None:
+                        cost = task_cost[(k, l, m)] = reduce.task_cost_of(k, l, m)
                     w = weights.get(cost)
                     if w is None:
                         w = weights[cost] = Fraction(cost) / speed

@@ -54,7 +54,8 @@ import flint
 import numpy as np
 
 from ...schedules.base import Status
-from .exact import LinearProgram, LPSolution, SparseLP, _fmpq_array, _fractions_of, _reduced_costs, _row_sums, solve
+from .exact import (LinearProgram, LPSolution, SparseLP, _fmpq_array, _fractions_of, _nonzero, _reduced_costs, _row_sums,
+                    solve)
 
 __all__ = ["TreePricing", "MAX_ROUNDS"]
 
@@ -266,6 +267,7 @@ class TreePricing:
 
     def _restrict(self, free: np.ndarray) -> None:
         """Keep only the free send and task columns in the programme's arrays."""
+        self._free = free
         fs, fc = free[self.sj], free[self.cj]
         self._s = (self.su[fs], self.sv[fs], self.sq[fs], self.sj[fs])
         self._c = (self.ci[fc], self.cq[fc], self.cl[fc], self.cr[fc], self.cj[fc])
@@ -426,10 +428,13 @@ class TreePricing:
         return w - c
 
     def _weights_exact(self, pi: np.ndarray, cost: np.ndarray) -> np.ndarray:
-        """``w = A_R^T π - c`` exactly (fmpq)."""
+        """``w = A_R^T π - c`` exactly (fmpq), on the free columns (zero on the others: unused)."""
         k = self._cap
+        k = k[self._free[self.sparse.col[k]] & _nonzero(pi)[self.sparse.row[k]]]
         order = k[np.argsort(self.sparse.col[k], kind="stable")]
-        return _row_sums(self.sparse.col[order], self.sparse.exact[order] * pi[self.sparse.row[order]], self.n) - cost
+        w = _row_sums(self.sparse.col[order], self.sparse.times(order, pi[self.sparse.row[order]]), self.n) - cost
+        w[~self._free] = flint.fmpq(0)
+        return w
 
 
 def _kept_rows(sparse: SparseLP, cols: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -443,11 +448,16 @@ def _kept_rows(sparse: SparseLP, cols: np.ndarray, capacity: np.ndarray) -> np.n
 
 
 def _sub_lp(lp: LinearProgram, sparse: SparseLP, cols: np.ndarray, rows: np.ndarray) -> LinearProgram:
-    """``lp`` restricted to the columns ``cols`` and the rows ``rows`` (both renumbered in order)."""
-    new = {int(j): k for k, j in enumerate(cols.tolist())}
-    sub = LinearProgram([lp.names[j] for j in cols.tolist()], [], [], {})
-    for i in rows.tolist():
-        sub.rows.append({new[j]: a for j, a in lp.rows[i].items() if j in new})
-        sub.rhs.append(lp.rhs[i])
-    sub.objective = {new[j]: v for j, v in lp.objective.items() if j in new and v}
+    """``lp`` restricted to the columns ``cols`` and the rows ``rows`` (both renumbered in order; the entries picked
+    on the coordinate arrays, each row's in its order in ``lp``)."""
+    new_col = np.full(sparse.shape[1], -1, np.int64)
+    new_col[cols] = np.arange(len(cols))
+    new_row = np.full(sparse.shape[0], -1, np.int64)
+    new_row[rows] = np.arange(len(rows))
+    sel = np.flatnonzero((new_col[sparse.col] >= 0) & (new_row[sparse.row] >= 0))
+    sub = LinearProgram([lp.names[j] for j in cols.tolist()], [{} for _ in range(len(rows))],
+                        [lp.rhs[i] for i in rows.tolist()], {})
+    for i, j in zip(sparse.row[sel].tolist(), sparse.col[sel].tolist()):
+        sub.rows[new_row[i]][int(new_col[j])] = lp.rows[i][j]
+    sub.objective = {int(new_col[j]): v for j, v in lp.objective.items() if new_col[j] >= 0 and v}
     return sub
