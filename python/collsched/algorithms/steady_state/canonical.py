@@ -25,8 +25,10 @@ solutions are the feasible ``x`` that are zero on every column of positive
 reduced cost ``(A^T y - c)_j > 0``, so those columns are held at zero
 (only bounds and costs change: the small LPs warm-start the simplex from the
 previous basis, the large ones run interior point and crossover again, much
-faster there than the simplex)
-and every stage is certified exactly like the first.
+faster there than the simplex; the reduce LP instead solves each stage on
+the columns of a few reduction trees, :mod:`.tree_pricing`, and completes
+its dual to the whole LP)
+and every stage is certified exactly like the first, on the whole LP.
 
 **Uniqueness** is proven, not assumed: when the columns left free (not held
 at zero) are linearly independent (an exact rank computation: singleton
