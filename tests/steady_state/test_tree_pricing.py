@@ -64,3 +64,22 @@ def test_solve_reduce_prices_trees(ports):
     h = list(q.hosts)
     r = lp_reduce.solve_reduce(q, cs.Reduce(participants=h[:6], target=h[2], size=1e7, task_cost=1e7), ports=ports)
     assert r.solution.certified and r.solution.unique and "input" not in r.solution.timings
+
+
+def test_a_dual_the_certificate_refuses_is_recomputed_by_the_whole_programme_in_rationals(monkeypatch):
+    """The floats' choices spoiled (D = 0 everywhere: the TP column's constraint D(t, [0..N]) >= 1 fails): the
+    certificate refuses that dual, the programme runs in rationals, and the stage still finishes by pricing."""
+    along, programme = TreePricing._along, TreePricing._programme
+    exact_runs = []
+
+    def counted(self, w, c_tp, exact):
+        exact_runs.append(exact)
+        return programme(self, w, c_tp, exact)
+
+    monkeypatch.setattr(TreePricing, "_along", lambda self, *a: along(self, *a) * 0)
+    monkeypatch.setattr(TreePricing, "_programme", counted)
+    q = cs.topologies.tiers(seed=1)
+    h = list(q.hosts)
+    lp, priced, whole = both(q, cs.Reduce(participants=h[:5], target=h[0], size=1e7, task_cost=1e7))
+    assert_same(lp, priced, whole)
+    assert any(exact_runs)

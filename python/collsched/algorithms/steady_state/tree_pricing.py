@@ -20,13 +20,16 @@ better to offer:
    (so does a cycle of negative price, if Bellman-Ford finds one); none
    means step 1's solution is optimal for the whole face;
 3. exactly: the LP on ``S`` is solved again and certified in rationals
-   (:func:`.exact.solve`), the programme recomputed in rationals with its
-   exact ``π``, and ``y = (π, -D)`` is a dual of the whole LP: every
-   send and task column satisfies ``A^T y >= c`` by construction of ``D``
-   (a fixed point), the TP column if ``D(t, [0..N]) >= c_TP``, and the
-   gap is zero since ``b·y = Σ π`` (conservation rows have ``b = 0``)
-   equals the restricted optimum. The certificate is then checked on the
-   whole matrix, independently (:func:`.exact._reduced_costs`).
+   (:func:`.exact.solve`); its exact ``π`` priced again (in floats: a
+   tree found goes back to step 1), then ``D`` computed in rationals along
+   the cheapest choices the floats found, and ``y = (π, -D)`` is a dual of
+   the whole LP: every send and task column satisfies ``A^T y >= c`` when
+   ``D`` is a fixed point, the TP column if ``D(t, [0..N]) >= c_TP``, and
+   the gap is zero since ``b·y = Σ π`` (conservation rows have ``b = 0``)
+   equals the restricted optimum. The certificate is checked on the whole
+   matrix, independently (:func:`.exact._reduced_costs`); if the floats
+   chose wrong (a tie, a rounding), the whole programme runs in rationals
+   and the certificate is checked again.
 
 Any failure (a negative cycle in the exact programme, a certificate that
 does not hold, too many rounds) returns None and the caller solves the
@@ -149,11 +152,13 @@ class TreePricing:
     def _programme(self, w, c_tp, exact: bool):
         """``D`` (flattened ``(node, interval)``) and, in floats, each entry's cheapest column (-1: a leaf or none).
 
-        ``w`` per column (``None`` for fixed columns is encoded by the caller
-        as masks: fixed columns are absent from the index arrays passed).
-        Returns ``(D, pred, cycle)``; ``cycle`` lists the columns of a
-        negative cycle when Bellman-Ford does not settle (then ``D`` is not
-        a fixed point).
+        ``w`` per column (floats, or fmpq with ``exact``); only the free
+        columns (:meth:`_restrict`) take part. Returns ``(D, pred, cycle)``:
+        ``cycle`` is empty when ``D`` is a fixed point; when Bellman-Ford
+        does not settle on an interval's sends, it lists, with ``exact``,
+        that interval's sends, in floats the columns of the negative cycle
+        ``pred`` closes (empty if it closes none: ``D`` is then no fixed
+        point, a pricing only, which the exact step's certificate judges).
         """
         V, Q = self.shape
         D = np.empty(V * Q, dtype=object if exact else np.float64)
@@ -182,7 +187,7 @@ class TreePricing:
                 if not self._relax(D, pred, dst, D[src] + wc, cols, exact):
                     break
             else:
-                return D, pred, self._cycle(pred, dst, src, cols) if not exact else [0]
+                return D, pred, cols.tolist() if exact else self._cycle(pred, dst, src, cols)
         return D, pred, []
 
     @staticmethod
