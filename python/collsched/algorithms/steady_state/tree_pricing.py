@@ -57,8 +57,8 @@ import flint
 import numpy as np
 
 from ...schedules.base import Status
-from .exact import (LinearProgram, LPSolution, SparseLP, _fmpq_array, _fractions_of, _nonzero, _reduced_costs, _row_sums,
-                    solve)
+from .exact import (LinearProgram, LPSolution, SparseLP, _fmpq, _fmpq_array, _fractions_of, _nonzero, _reduced_costs,
+                    _row_sums, solve)
 
 __all__ = ["TreePricing", "MAX_ROUNDS"]
 
@@ -321,9 +321,7 @@ class TreePricing:
         free = np.ones(n, bool)
         free[list(fixed)] = False
         self._restrict(free)
-        c = np.zeros(n)
-        for j, v in stage_lp.objective.items():
-            c[j] = float(v)
+        c, cost = _objective_arrays(stage_lp.objective, n)
         start, index, value = self._csc
         S = set(int(j) for j in support) | {int(j) for j in self.slacks if free[j]}
         if free[self.tp]:
@@ -349,7 +347,6 @@ class TreePricing:
             return len(cols)
 
         add(S)
-        cost = _fmpq_array([stage_lp.objective.get(j, 0) for j in range(n)])
         c_tp_exact = cost[self.tp]
         pi = np.zeros(self.m)
         rounds = 0
@@ -440,6 +437,19 @@ class TreePricing:
         w = _row_sums(self.sparse.col[order], self.sparse.times(order, pi[self.sparse.row[order]]), self.n) - cost
         w[~self._free] = flint.fmpq(0)
         return w
+
+
+def _objective_arrays(objective: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The objective as doubles and as fmpq, each distinct value object converted once (busy times are shared)."""
+    c = np.zeros(n)
+    cost = np.full(n, flint.fmpq(0), dtype=object)
+    seen: dict = {}
+    for j, v in objective.items():
+        both = seen.get(id(v))
+        if both is None:
+            both = seen[id(v)] = (float(v), _fmpq(v))
+        c[j], cost[j] = both
+    return c, cost
 
 
 def _kept_rows(sparse: SparseLP, cols: np.ndarray, capacity: np.ndarray) -> np.ndarray:
