@@ -1,4 +1,4 @@
-"""Reduction trees priced by dynamic programming (tree_pricing.py): the same canonical optimum as HiGHS on the whole LP."""
+"""Reduction trees priced by dynamic programming (tree_pricing.py): the canonical optimum HiGHS finds on the LP."""
 
 import pytest
 from hypothesis import given, settings

@@ -204,7 +204,7 @@ class TreePricing:
         return True
 
     def _along(self, pred, w_exact, w, c_tp) -> np.ndarray:
-        """``D`` in rationals along the cheapest choices ``pred`` of the float programme (entries in dependency order)."""
+        """``D`` in rationals along the float programme's cheapest choices ``pred`` (entries in dependency order)."""
         V, Q = self.shape
         kind = self._kind
         has = pred >= 0
@@ -361,10 +361,10 @@ class TreePricing:
                 if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
                     return None
                 pi[rows_cap] = np.array(h.getSolution().row_dual)[rows_cap]
-                found = self._price(pi, c)
-                if found is None or not add(found):
+                found, _, _ = self._price(pi, c)
+                if not found or not add(found):
                     break
-            # step 3, exactly: the LP on S certified, its exact π priced in rationals
+            # step 3, exactly: the LP on S certified, its exact π priced again, then D in rationals
             t1 = time.perf_counter()
             cols = np.flatnonzero(inside)
             rows_kept = _kept_rows(sparse, cols, rows_cap)
@@ -374,10 +374,7 @@ class TreePricing:
             pi_exact = np.full(self.m, flint.fmpq(0), dtype=object)
             pi_exact[rows_cap] = _fmpq_array(sol.y)[np.searchsorted(rows_kept, rows_cap)]
             w_exact = self._weights_exact(pi_exact, cost)
-            w = self._weights_float(np.array([float(v) for v in pi_exact]), c)
-            D, pred, cycle = self._programme(w, c[self.tp], exact=False)
-            found = cycle or (None if D[self.root] - c[self.tp] >= -1e-9 * max(1.0, abs(c[self.tp]))
-                              else self._tree(pred))
+            found, pred, w = self._price(np.array([float(v) for v in pi_exact]), c)
             if found:  # the exact dual differs from HiGHS's (a degenerate LP has many): it prices a better tree
                 t_exact += time.perf_counter() - t1
                 if not add(found):
@@ -412,16 +409,18 @@ class TreePricing:
         return LPSolution(Status.OPTIMAL, _fractions_of(x), _fractions_of(y) if duals else [], objective, True,
                           sol.highs_status, sol.float_objective, timings, sol.recovery, reduced=reduced)
 
-    def _price(self, pi: np.ndarray, c: np.ndarray):
-        """Columns that improve the restricted LP under the duals ``pi``: a negative cycle, or the cheapest tree if
-        it prices below the TP column's cost; None if there are none."""
+    def _price(self, pi: np.ndarray, c: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
+        """``(columns, pred, w)``: the columns that improve the restricted LP under the duals ``pi`` (a negative
+        cycle, or the cheapest tree if it prices below the TP column's cost; empty if none), the programme's
+        choices and the weights, in floats."""
         c_tp = c[self.tp]
-        D, pred, cycle = self._programme(self._weights_float(pi, c), c_tp, exact=False)
+        w = self._weights_float(pi, c)
+        D, pred, cycle = self._programme(w, c_tp, exact=False)
         if cycle:
-            return cycle
+            return cycle, pred, w
         if D[self.root] - c_tp >= -1e-9 * max(1.0, abs(c_tp)):
-            return None
-        return self._tree(pred)
+            return [], pred, w
+        return self._tree(pred), pred, w
 
     def _weights_float(self, pi: np.ndarray, c: np.ndarray) -> np.ndarray:
         """``w = A_R^T π - c`` in floats (capacity rows ``R``)."""
