@@ -311,6 +311,19 @@ class TreePricing:
         LPSolution or None
             Certified on the whole LP (``reduced`` over every column), or
             None if the pricing could not finish (then solve the stage with HiGHS).
+
+        Examples
+        --------
+        The first stage (throughput) of two hosts' reduce, from no column: one
+        reduction per second.
+
+        >>> import collsched as cs
+        >>> from collsched.algorithms.steady_state.lp_reduce import _build
+        >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
+        >>> lp, tp, scol, ccol, _, net, hosts_of, target = _build(p, cs.Reduce(participants=p.hosts, target="h0", size=1))
+        >>> sol = TreePricing(lp, SparseLP(lp), scol, ccol, net, hosts_of, target, tp).stage(lp, frozenset(), ())
+        >>> sol.x[tp]
+        Fraction(1, 1)
         """
         import highspy
 
