@@ -21,6 +21,7 @@ import pytest
 import collsched as cs
 from collsched.schedules import ForestSchedule, ForestTree, TreeSchedule
 from collsched.schedules import forest as forest_module
+from collsched.schedules import steps as steps_module
 from collsched.schedules import trees as trees_module
 from collsched.schedules.program import COMPUTE, PREVIOUS, RECV, ProgramBuilder, piece_row
 from collsched.schedules.repeat import repeated
@@ -228,3 +229,29 @@ def test_builder_builds_what_the_straightforward_one_did(seed):
             got = [b.compute(rank, inputs, output, cost, after=after) for b in builders]
         assert got[0] == got[1]
     assert builders[0].build() == builders[1].build()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("algorithm", ["ring", "recursive_doubling", "hierarchical"])
+@pytest.mark.parametrize("sync", ["barrier", "ready", "post_all"])
+def test_series_of_step_schedules_copy_their_instances(seed, algorithm, sync):
+    rng = random.Random(seed)
+    p = cs.topologies.hypercube(rng.randint(1, 3)) if algorithm == "recursive_doubling" else \
+        cs.topologies.star(rng.randint(2, 6))
+    c = cs.Series(cs.AllGather(participants=p.hosts, size=float(rng.choice([1e3, 1e6]))), count=rng.randint(4, 8))
+    s = cs.plan(p, c, algorithm=algorithm)
+    groups = steps_module.tiled(s.steps, c.count)
+    assert steps_module._repeated_instances(s, groups, p, c, sync) is not None  # the copying path
+    fast = s.lower(p, c, sync=sync)
+    assert fast == steps_module.lower_with_builder(s, p, c, sync=sync)
+    cs.validate(p, c, fast)
+
+
+def test_steps_that_mix_instances_go_through_the_builder():
+    p = cs.topologies.star(3)
+    c = cs.Series(cs.AllGather(participants=p.hosts, size=1e3), count=5)
+    s = cs.plan(p, c, algorithm="ring")
+    swapped = dataclasses.replace(s, steps=s.steps[:-2] + (s.steps[-1], s.steps[-2]))  # the last instance reordered
+    groups = steps_module.tiled(swapped.steps, c.count)
+    assert steps_module._repeated_instances(swapped, groups, p, c, "barrier") is None
+    assert swapped.lower(p, c) == steps_module.lower_with_builder(swapped, p, c)
