@@ -103,7 +103,7 @@ class Count:
 def builder_only():
     """Every column-wise path off: ``lower`` goes through the builder (the reference)."""
     none = lambda *args, **kwargs: None  # noqa: E731
-    patches = [(steps, "step_program"), (steps, "direct_step_program"), (orders, "order_program"),
+    patches = [(steps, "step_program"), (steps, "direct_step_program"), (orders, "order_program"), (orders, "direct_order_program"),
                (periodic, "periodic_program"), (trees, "repeated"), (forest, "_repeated_rounds")]
     saved = [(m, name, getattr(m, name)) for m, name in patches if hasattr(m, name)]  # older versions lack some
     for m, name, _ in saved:
