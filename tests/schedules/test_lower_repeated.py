@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import collsched as cs
+from collsched.errors import ScheduleError
 from collsched.schedules import ForestSchedule, ForestTree, TreeSchedule
 from collsched.schedules import forest as forest_module
 from collsched.schedules import steps as steps_module
@@ -255,3 +256,26 @@ def test_steps_that_mix_instances_go_through_the_builder():
     groups = steps_module.tiled(swapped.steps, c.count)
     assert steps_module._repeated_instances(swapped, groups, p, c, "barrier") is None
     assert swapped.lower(p, c) == steps_module.lower_with_builder(swapped, p, c)
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("algorithm,kind", [("ring", "reducescatter"), ("ring", "allreduce"), ("direct", "reducescatter"),
+                                            ("direct", "allreduce"), ("halving_doubling", "reducescatter"),
+                                            ("halving_doubling", "allreduce"), ("hierarchical", "reducescatter"),
+                                            ("double_binary_tree", "allreduce")])
+@pytest.mark.parametrize("sync", ["barrier", "ready", "post_all"])
+def test_series_of_reductions_copy_their_instances_and_their_results(seed, algorithm, kind, sync):
+    rng = random.Random(seed)
+    p = cs.topologies.hypercube(rng.randint(1, 3))
+    make = cs.ReduceScatter if kind == "reducescatter" else cs.AllReduce
+    c = cs.Series(make(participants=p.hosts, size=float(rng.choice([1e3, 1e6])), task_cost=1e3,
+                       commutative=bool(rng.randint(0, 1))), count=rng.randint(4, 7))
+    try:
+        s = cs.plan(p, c, algorithm=algorithm)
+    except ScheduleError:  # an ordered reduction that ring, halving-doubling and hierarchical do not plan
+        pytest.skip(f"{algorithm} does not plan this {kind}")
+    groups = steps_module.tiled(s.steps, c.count)
+    assert steps_module._repeated_instances(s, groups, p, c, sync) is not None  # the copying path
+    fast = s.lower(p, c, sync=sync)
+    assert fast == steps_module.lower_with_builder(s, p, c, sync=sync)
+    cs.validate(p, c, fast)

@@ -290,8 +290,13 @@ class Holdings:
                               self.cost * (e - s) / self.den, after=sorted(set(deps)))
         return task
 
-    def finish(self) -> None:
+    def finish(self) -> list[int]:
         """Form, on every rank, what the collective promises it (its block, or the whole result), where it can.
+
+        Returns
+        -------
+        list of int
+            Per instance, the id its first forming operation has (or would have).
 
         What cannot be formed (the schedule never brought a rank some
         operand, or the denominator cannot express a promised fraction) is
@@ -306,10 +311,13 @@ class Holdings:
         >>> b = ProgramBuilder(p.hosts, denominator=2)
         >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
         >>> h.finish()  # nothing was sent: neither can form the sum
+        [0]
         >>> b.build().n_ops
         0
         """
+        starts = []
         for inst in range(self.collective.count):
+            starts.append(self.b.n_ops)
             _, finals = self.collective.instance_values(self.platform, inst)
             for host, item in finals:
                 units = item.in_units(self.den) if isinstance(item, Part) else (0, self.den)
@@ -319,3 +327,4 @@ class Holdings:
                     self.form(host, Piece(item.value if isinstance(item, Part) else item, *units))
                 except ScheduleError:
                     continue
+        return starts

@@ -101,7 +101,8 @@ def _ranged(ptr: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, row_item: np.ndarray | None = None,
-             row_step: np.ndarray | int = 0, chunks: int = 1, back: int = 1) -> Program | None:
+             row_step: np.ndarray | int = 0, chunks: int = 1, back: int = 1, anchored_tail: bool = False,
+             linked: tuple[int, int, int] | None = None) -> Program | None:
     """``prog`` with ``copies`` more periods after its template period ``head .. head + period - 1``.
 
     Parameters
@@ -125,6 +126,20 @@ def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, 
         Items per instance.
     back : int
         Periods before the template that its operations (and those after it) may wait for, >= 1.
+    anchored_tail : bool
+        The operations after the template wait for fixed operations before
+        the copies (a reduction's results formed after the last instance:
+        the result of instance ``t`` waits for instance ``t``'s operations),
+        not for the last periods; their dependencies there stay, those
+        among themselves move with them, and their pieces keep their items.
+        By default (a pipeline's drain) every dependency of the tail moves
+        with it, and its pieces move on as many items as the copies add.
+    linked : (int, int, int), optional
+        ``(lo, hi, period)``: operations ``lo .. hi - 1`` are another
+        periodic run (``period`` operations per item) that the template may
+        wait for; copy ``c`` waits for the operations ``c`` of those
+        periods on (the results of instance ``t + c`` wait for its own
+        operations).
 
     Returns
     -------
@@ -169,11 +184,16 @@ def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, 
                 not np.array_equal(shifted_rows(prog.pieces[prev_pat], item[prev_pat], step[prev_pat], chunks,
                                                 j * items), prog.pieces[piece_at]):
             return None
-    if (prog.dep_idx[prog.dep_ptr[head]:] < head - back * P).any():
-        return None  # something from the template on waits for an operation before the checked periods
+    end = head + P
+    template_deps = prog.dep_idx[prog.dep_ptr[head]:prog.dep_ptr[end]]
+    far = template_deps < head - back * P
+    if linked is not None:
+        far_linked = far & (template_deps >= linked[0]) & (template_deps < linked[1])
+        far &= ~far_linked
+    if far.any() or (not anchored_tail and (prog.dep_idx[prog.dep_ptr[end]:] < head - back * P).any()):
+        return None  # something waits for an operation before the checked periods
     if copies == 0:
         return prog
-    end = head + P
     k = np.arange(1, copies + 1, dtype=np.int64)
 
     def cat(column, shift_copy, shift_tail):
@@ -189,10 +209,13 @@ def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, 
               lambda a: np.where(a >= 0, a + copies * M, -1))
     # dependencies: the template's, shifted by P per copy; the tail's, by all the copies
     deps = prog.dep_idx
-    template_deps = deps[dep_at]
+    step_of = np.full(template_deps.shape[0], P, np.int64)  # how far a copy's dependency moves per copy
+    if linked is not None:
+        step_of[far_linked] = linked[2]
+    tail_deps = deps[prog.dep_ptr[end]:]
     dep_idx = np.concatenate([deps[:prog.dep_ptr[end]],
-                              np.tile(template_deps, copies) + np.repeat(k * P, template_deps.shape[0]),
-                              deps[prog.dep_ptr[end]:] + copies * P])
+                              np.tile(template_deps, copies) + np.outer(k, step_of).reshape(-1),
+                              tail_deps + copies * P * ((tail_deps >= end) if anchored_tail else 1)])
     counts = np.concatenate([np.diff(prog.dep_ptr[:end + 1]), np.tile(dep_count, copies), np.diff(prog.dep_ptr[end:])])
     dep_ptr = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=dep_ptr[1:])
@@ -201,7 +224,8 @@ def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, 
     n_rows = piece_at.shape[0]
     copied = shifted_rows(np.tile(rows[piece_at], (copies, 1)), np.tile(item[piece_at], copies),
                           np.tile(step[piece_at], copies), chunks, np.repeat(k * items, n_rows))
-    tail = shifted_rows(rows[first_tail:], item[first_tail:], step[first_tail:], chunks, copies * items)
+    tail = rows[first_tail:] if anchored_tail else \
+        shifted_rows(rows[first_tail:], item[first_tail:], step[first_tail:], chunks, copies * items)
     pieces = np.concatenate([rows[:first_tail], copied, tail])
     pcounts = np.concatenate([np.diff(prog.piece_ptr[:end + 1]), np.tile(piece_count, copies),
                               np.diff(prog.piece_ptr[end:])])

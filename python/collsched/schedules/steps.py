@@ -581,10 +581,9 @@ class StepSchedule(Schedule):
         fast = step_program(groups, platform, collective, sync, denominator=self.denominator, name=self.algorithm)
         if fast is not None:  # whole direct messages: the same program, built column-wise
             return fast
-        if collective.base.kind not in REDUCTION_KINDS:  # a series of instances one after another: copied
-            fast = _repeated_instances(self, groups, platform, collective, sync)
-            if fast is not None:
-                return fast
+        fast = _repeated_instances(self, groups, platform, collective, sync)  # instance after instance: copied
+        if fast is not None:
+            return fast
         return _with_builder(self, groups, platform, collective, sync)[0]
 
 
@@ -620,9 +619,17 @@ def _repeated_instances(schedule: StepSchedule, groups, platform, collective, sy
     if S is None:
         return None
     small = dataclasses.replace(collective, count=_SMALL_SERIES)  # a Series (count > 1)
-    prog, starts = _with_builder(schedule, groups[:_SMALL_SERIES * S], platform, small, sync)
+    prog, starts, formed = _with_builder(schedule, groups[:_SMALL_SERIES * S], platform, small, sync)
+    copies = count - _SMALL_SERIES
     head = starts[(_SMALL_SERIES - 1) * S]
-    return repeated(prog, head, prog.n_ops - head, count - _SMALL_SERIES, items=1)
+    end = formed[0] if formed else prog.n_ops  # a reduction's results are formed after the last instance
+    longer = repeated(prog, head, end - head, copies, items=1, anchored_tail=True)
+    if longer is None or not formed or formed[0] == prog.n_ops:
+        return longer
+    # step 2: the results of the copied instances, each waiting for its own instance's operations
+    moved = copies * (end - head)
+    last = formed[-1] + moved
+    return repeated(longer, last, prog.n_ops - formed[-1], copies, items=1, linked=(0, end + moved, end - head))
 
 
 def lower_with_builder(schedule: StepSchedule, platform, collective=None, *, sync: str | None = None) -> Program:
@@ -660,9 +667,10 @@ def lower_with_builder(schedule: StepSchedule, platform, collective=None, *, syn
     return _with_builder(schedule, tiled(schedule.steps, collective.count), platform, collective, sync)[0]
 
 
-def _with_builder(schedule: StepSchedule, groups, platform, collective, sync: str) -> tuple[Program, list[int]]:
-    """The program of ``groups`` through :class:`ProgramBuilder` (the reference), and where each group starts
-    (its barrier included)."""
+def _with_builder(schedule: StepSchedule, groups, platform, collective, sync: str) \
+        -> tuple[Program, list[int], list[int]]:
+    """The program of ``groups`` through :class:`ProgramBuilder` (the reference), where each group starts (its
+    barrier included), and (reductions) where each instance's results start being formed."""
     ranks = platform.hosts
     b = ProgramBuilder(ranks, denominator=schedule.denominator, name=schedule.algorithm)
     held = Holdings(b, platform, collective) if collective.base.kind in REDUCTION_KINDS else None
@@ -694,7 +702,6 @@ def _with_builder(schedule: StepSchedule, groups, platform, collective, sync: st
             now[t.dst].append(recv)
         if sync != "post_all":
             done = {r: now[r] or done[r] for r in ranks}
-    if held is not None:
-        held.finish()
-    return b.build(), starts
+    formed = held.finish() if held is not None else []
+    return b.build(), starts, formed
 
