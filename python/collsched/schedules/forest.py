@@ -526,7 +526,9 @@ class ForestSchedule(Schedule):
         Returns
         -------
         Program
-            Denominator :meth:`denominator`.
+            Denominator :meth:`denominator`. The full pipeline's rounds after
+            the first few are copied column-wise (:func:`~collsched.schedules.repeat.repeated`):
+            the program :func:`lower_with_builder` builds.
 
         Raises
         ------

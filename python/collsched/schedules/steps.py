@@ -544,7 +544,11 @@ class StepSchedule(Schedule):
             shifted instances (:func:`tiled`). For a ReduceScatter or an
             AllReduce, a sender first forms what it sends by combining what
             it holds, and every rank ends by forming what the collective
-            promises it (:mod:`collsched.schedules.combining`).
+            promises it (:mod:`collsched.schedules.combining`). Direct
+            messages are lowered column-wise; a series whose instances run
+            one after another lowers three instances through the builder and
+            copies the third for the others (:func:`~collsched.schedules.repeat.repeated`);
+            either way the program :func:`lower_with_builder` builds.
 
         Raises
         ------

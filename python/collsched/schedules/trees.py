@@ -239,7 +239,10 @@ class TreeSchedule(Schedule):
         -------
         Program
             Lowered as the module docstring says, each message cut into
-            :attr:`segments` pieces.
+            :attr:`segments` pieces. A series of more than three instances
+            lowers three through the builder and copies the third for the
+            others, column-wise (:func:`~collsched.schedules.repeat.repeated`):
+            the program :func:`lower_with_builder` builds.
 
         Raises
         ------
