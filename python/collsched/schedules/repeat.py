@@ -16,7 +16,10 @@ the template must be the template shifted back by whole periods (the same
 ranks, kinds, peers, sizes and piece rows, messages ``M`` and items ``I``
 earlier per period), and no operation from the template on may wait for
 one before those periods (so every copy waits for the operations of the
-copies before it that the template waits for in the periods before it);
+copies before it that the template waits for in the periods before it),
+but for a tail anchored to fixed operations and a linked periodic run
+(``anchored_tail``, ``linked``: a reduction's results formed after the
+last instance, each waiting for its own instance);
 otherwise it returns None and the caller builds the program through the
 builder. That the template waits for what the builder would make a later
 period wait for is the lowering's own regularity, which the tests check
