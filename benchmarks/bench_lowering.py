@@ -25,8 +25,13 @@ hosts (all-to-many: each pair with probability 1/2, seeded), trees among
 ``--gpu-hosts``, steady state among ``--steady-hosts`` (and the planners of
 :data:`SLOW_PLANNERS` among fewer). Messages of 1 MB.
 
+With ``--digest``, each row ends with a digest of the program (every
+column, the ranks, the name and the operand sets): run it with two versions
+of the code (``PYTHONPATH``) and compare, to see that a change of the
+lowering left every program as it was.
+
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_lowering.py [--only TEXT] [--target-ops N]
-[--no-reference]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
+[--no-reference] [--digest]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
 machine and its load (printed before and after); the ratios within one run are what compares.
 """
 
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import math
 import os
 import random
@@ -124,6 +130,14 @@ def builder_only():
             setattr(m, name, value)
 
 
+def digest(prog) -> str:
+    """A short digest of everything :meth:`Program.__eq__` compares."""
+    h = hashlib.sha1(repr((prog.ranks, prog.denominator, prog.name, prog.operand_sets)).encode())
+    for name in ("op_rank", "op_kind", "op_peer", "op_msg", "op_size", "dep_ptr", "dep_idx", "piece_ptr", "pieces"):
+        h.update(getattr(prog, name).tobytes())
+    return h.hexdigest()[:12]
+
+
 def timed_lower(s, p, c):
     count = Count()
     with count.active():
@@ -160,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="keep the rows whose 'algorithm kind' contains this text")
     ap.add_argument("--target-ops", type=int, default=100_000, help="operations a case aims at (default 100000)")
     ap.add_argument("--no-reference", action="store_true", help="do not lower through the builder alone")
+    ap.add_argument("--digest", action="store_true", help="end each row with a digest of the program")
     ap.add_argument("--reference-max-ops", type=int, default=400_000,
                     help="lower through the builder only programs of at most this many operations (default 400000)")
     ap.add_argument("--exchange-hosts", type=int, default=256, help="hosts of all-to-all cases (default 256)")
@@ -199,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
                 equal = "yes" if slow == prog else "NO"
             print(f"{algorithm:22s} {kind:13s} {len(p.hosts):5d} {c.count:5d} {n:9d} {path:8s} "
                   f"{100 * via_builder / max(n, 1):6.1f}% {seconds:8.3f} {1e6 * seconds / max(n, 1):7.2f} "
-                  f"{ref:>13s} {ratio:>6s} {equal}", flush=True)
+                  f"{ref:>13s} {ratio:>6s} {equal}" + (f"  {digest(prog)}" if args.digest else ""), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
     return 0
 
