@@ -31,7 +31,8 @@ import numpy as np
 from .program import RECV, SEND, Program, _frozen
 from .values import BLOCK
 
-__all__ = ["step_program", "direct_step_program", "order_program", "size_matrix", "exchange_blocks"]
+__all__ = ["step_program", "direct_step_program", "order_program", "direct_order_program", "size_matrix",
+           "exchange_blocks"]
 
 
 def _direct(groups, platform, collective, denominator: int, *, parts: bool = True):
@@ -478,6 +479,44 @@ def order_program(sequences, platform, collective, *, name: str) -> Program | No
     True
     """
     arrays = _direct(sequences, platform, collective, 1, parts=False)
+    if arrays is None:
+        return None
+    _, src, dst, inst, size, start, end = arrays
+    cols = _Columns()
+    _in_order(cols, src, dst, size)
+    return cols.program(platform.hosts, 1, name, _rows(src, dst, inst, start, end))
+
+
+def direct_order_program(src, dst, inst, platform, collective, *, name: str) -> Program | None:
+    """:func:`order_program` of transfers given as columns (host indices of ``platform``), or None.
+
+    Parameters
+    ----------
+    src, dst, inst : arrays of int
+        Per transfer, sender by sender and each sender's in order: sender, receiver and instance.
+    platform, collective, name
+        As for :func:`order_program`.
+
+    Returns
+    -------
+    Program or None
+        None unless the collective is an all-to-all or all-to-many that has every transfer's message.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> from collsched.schedules import OrderSchedule
+    >>> p = cs.topologies.star(3)
+    >>> c = cs.AllToAll(senders=["h0", "h1"], size=10)
+    >>> s = OrderSchedule(orders={"h0": ["h1"], "h1": ["h0"]})
+    >>> direct_order_program([0, 1], [1, 0], [0, 0], p, c, name="") == s.lower(p, c)
+    True
+    """
+    base = collective.base
+    if base.kind not in ("alltoall", "alltomany"):
+        return None
+    src, dst, inst = (np.asarray(a, dtype=np.int64) for a in (src, dst, inst))
+    arrays = _sized(np.zeros(src.shape[0], np.int64), src, dst, inst, platform, base, 1)
     if arrays is None:
         return None
     _, src, dst, inst, size, start, end = arrays

@@ -135,6 +135,7 @@ class Holdings:
         self.cost = float(getattr(collective.base, "task_cost", 0.0))
         self.held: dict[str, dict[Value, list[tuple[int, int, int | None]]]] = {}
         self.exact: dict[str, dict[tuple[int, int, int], list[Value]]] = {}  # (inst, start, end) -> values held so
+        self.of_inst: dict[str, dict[int, list[Value]]] = {}  # inst -> the values held (only these can form its own)
         for inst in range(collective.count):
             initial, _ = collective.instance_values(platform, inst)
             for host, v in initial:
@@ -142,7 +143,10 @@ class Holdings:
 
     def _record(self, rank: str, v: Value, s: int, e: int, op: int | None) -> None:
         """``rank`` holds ``v`` on ``[s, e)`` once ``op`` is done (None: from the start)."""
-        self.held.setdefault(rank, {}).setdefault(v, []).append((s, e, op))
+        mine = self.held.setdefault(rank, {})
+        if v not in mine:
+            self.of_inst.setdefault(rank, {}).setdefault(v.inst, []).append(v)
+        mine.setdefault(v, []).append((s, e, op))
         self.exact.setdefault(rank, {}).setdefault((v.inst, s, e), []).append(v)
 
     def add(self, rank: str, pieces: Iterable[Piece], op: int) -> None:
@@ -258,7 +262,7 @@ class Holdings:
         mine, exact = self.held[rank], self.exact[rank]
         best = _largest(v, exact.get((v.inst, s, e), []) + exact.get((v.inst, 0, self.den), []))
         if best is None:
-            best = _largest(v, [w for w, frags in mine.items() if not _gaps(frags, s, e)])
+            best = _largest(v, [w for w in self.of_inst.get(rank, {}).get(v.inst, ()) if not _gaps(mine[w], s, e)])
         if best is None:
             raise ScheduleError(f"rank {rank} cannot form {v!r} on [{s}/{self.den}, {e}/{self.den}): it holds "
                                 "neither it nor a part of it there", fix="send it there first")
@@ -286,8 +290,13 @@ class Holdings:
                               self.cost * (e - s) / self.den, after=sorted(set(deps)))
         return task
 
-    def finish(self) -> None:
+    def finish(self) -> list[int]:
         """Form, on every rank, what the collective promises it (its block, or the whole result), where it can.
+
+        Returns
+        -------
+        list of int
+            Per instance, the id its first forming operation has (or would have).
 
         What cannot be formed (the schedule never brought a rank some
         operand, or the denominator cannot express a promised fraction) is
@@ -302,10 +311,13 @@ class Holdings:
         >>> b = ProgramBuilder(p.hosts, denominator=2)
         >>> h = Holdings(b, p, cs.AllReduce(participants=p.hosts, size=8))
         >>> h.finish()  # nothing was sent: neither can form the sum
+        [0]
         >>> b.build().n_ops
         0
         """
+        starts = []
         for inst in range(self.collective.count):
+            starts.append(self.b.n_ops)
             _, finals = self.collective.instance_values(self.platform, inst)
             for host, item in finals:
                 units = item.in_units(self.den) if isinstance(item, Part) else (0, self.den)
@@ -315,3 +327,4 @@ class Holdings:
                     self.form(host, Piece(item.value if isinstance(item, Part) else item, *units))
                 except ScheduleError:
                     continue
+        return starts

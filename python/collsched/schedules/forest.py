@@ -120,16 +120,20 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
+from .repeat import repeated
 from .values import Piece, combine
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
     from ..platform import Platform
 
-__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MESSAGES", "MAX_SHARE_DENOMINATOR", "MAX_UNITS"]
+__all__ = ["ForestTree", "ForestSchedule", "FOREST_KINDS", "MESSAGES", "MAX_SHARE_DENOMINATOR", "MAX_UNITS",
+           "lower_with_builder"]
 
 #: The collectives a forest schedule carries.
 FOREST_KINDS = ("allgather", "reducescatter", "allreduce")
@@ -522,7 +526,9 @@ class ForestSchedule(Schedule):
         Returns
         -------
         Program
-            Denominator :meth:`denominator`.
+            Denominator :meth:`denominator`. The full pipeline's rounds after
+            the first few are copied column-wise (:func:`~collsched.schedules.repeat.repeated`):
+            the program :func:`lower_with_builder` builds.
 
         Raises
         ------
@@ -553,9 +559,69 @@ class ForestSchedule(Schedule):
         if tuple(base.participants) != self.participants:
             raise ScheduleError(f"the forest's participants are {self.participants}, the {base.kind}'s "
                                 f"{tuple(base.participants)}", fix="plan a forest for this collective")
-        lowering = _Lowering(self, platform, collective)
-        lowering.run(collective.count * self.chunks)
-        return lowering.b.build()
+        items = collective.count * self.chunks
+        fast = _repeated_rounds(self, platform, collective, items)
+        return fast if fast is not None else lower_with_builder(self, platform, collective)
+
+
+def lower_with_builder(forest: ForestSchedule, platform: Platform, collective: Collective | None = None) -> Program:
+    """:meth:`ForestSchedule.lower` through :class:`ProgramBuilder`, every round (the reference).
+
+    Parameters
+    ----------
+    forest : ForestSchedule
+    platform : Platform
+    collective : Collective, optional
+        By default the forest's own; checked by :meth:`ForestSchedule.lower`.
+
+    Returns
+    -------
+    Program
+        Equal to ``forest.lower(platform, collective)``, which builds the
+        rounds of the full pipeline after the first few column-wise (the
+        tests compare them).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> t = [ForestTree(r, 1, [(r, s), (s, u)]) for r, s, u in (("h0", "h1", "h2"), ("h1", "h2", "h0"),
+    ...                                                        ("h2", "h0", "h1"))]
+    >>> f = ForestSchedule(participants=("h0", "h1", "h2"), trees=t, throughput=1, rate_bound=1, chunks=16)
+    >>> c = cs.AllGather(participants=["h0", "h1", "h2"], size=1e3)
+    >>> lower_with_builder(f, p, c) == f.lower(p, c)
+    True
+    """
+    collective = forest.answering(collective)
+    lowering = _Lowering(forest, platform, collective)
+    lowering.run(collective.count * forest.chunks)
+    return lowering.b.build()
+
+
+def _repeated_rounds(f: ForestSchedule, platform, collective, items: int) -> Program | None:
+    """The program of ``items`` items: a few through the builder, the full pipeline's middle rounds copied.
+
+    Once every stage works (round ``last``, the deepest stage), a round is
+    the round before with every piece one item on, and a round's operations
+    wait for those of at most ``back = max(last, window)`` rounds before. So
+    the builder lowers ``last + back + 1`` items (through the drain);
+    :func:`~.repeat.repeated` checks round ``last + back`` (the template)
+    against the ``back`` rounds before it, copies it once per further item
+    and shifts the drain after the copies. None when there is nothing to copy.
+    """
+    lowering = _Lowering(f, platform, collective, tags=True)
+    back = max(lowering.last, f.window, 1)
+    first = lowering.last + back                  # the template round
+    copies = items - (first + 1)
+    if copies < 1:
+        return None
+    starts = lowering.run(first + 1)
+    prog = lowering.b.build()
+    starts.append(prog.n_ops)
+    head = starts[first]
+    item, step = (np.array(x, dtype=np.int64) for x in zip(*lowering.tags)) if lowering.tags else (None, 0)
+    return repeated(prog, head, starts[first + 1] - head, copies, items=1, row_item=item, row_step=step,
+                    chunks=f.chunks, back=back)
 
 
 def _check_spans(where: str, root: str, arcs, inward: bool, participants, members: set[str]) -> None:
@@ -582,8 +648,10 @@ def _check_spans(where: str, root: str, arcs, inward: bool, participants, member
 class _Lowering:
     """One lowering: the builder, each tree's share and its actions by stage, the messages in flight per pair."""
 
-    def __init__(self, f: ForestSchedule, platform, collective):
+    def __init__(self, f: ForestSchedule, platform, collective, *, tags: bool = False):
         self.f, self.platform, self.base = f, platform, collective.base
+        #: per piece row appended, ``(item, chunk step)`` (:func:`~.repeat.shifted_rows`), when asked for
+        self.tags: list[tuple[int, int]] | None = [] if tags else None
         self.b = ProgramBuilder(platform.hosts, denominator=f.denominator(), name=f.algorithm)
         self.sizer = collective.sizer(platform)
         self.position = {p: i for i, p in enumerate(f.participants)}
@@ -606,6 +674,7 @@ class _Lowering:
             cuts = [length * p // k for p in range(k + 1)]
             self.atoms.append([(a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a])
         self.actions = [_actions(f.kind, t) for t in f.trees]
+        self.last = max((g for acts in self.actions for g, *_ in acts), default=0)
         self.per_round: dict[tuple[str, str], int] = {}  # messages a pair sends in a full round
         keys = set()
         for j, acts in enumerate(self.actions):
@@ -624,21 +693,27 @@ class _Lowering:
         """The message a piece goes in, within its round: one per pair, or one per atom and arc of a stage."""
         return (u, v) if self.f.messages == "round" else (g, j, a, u, v)
 
-    def run(self, items: int) -> None:
-        """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``."""
-        last = max((g for acts in self.actions for g, *_ in acts), default=0)
-        for k in range(items + last):
-            out: dict[tuple, list[Piece]] = {}
+    def run(self, items: int) -> list[int]:
+        """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``.
+
+        Returns the id of each round's first operation.
+        """
+        starts = []
+        for k in range(items + self.last):
+            starts.append(self.b.n_ops)
+            out: dict[tuple, list[tuple[Piece, tuple[int, int]]]] = {}
             for j, acts in enumerate(self.actions):
                 for a in range(len(self.atoms[j])):
                     for g, what, u, v in acts:
                         if 0 <= k - g < items:
                             piece = self.act(j, a, k - g, what, u, v)
                             if piece is not None:
-                                out.setdefault(self.group(g, j, a, u, v), []).append(piece)
+                                out.setdefault(self.group(g, j, a, u, v), []).append(
+                                    (piece, (k - g, self.region[j][1])))
             for key, pieces in out.items():
                 u, v = key[-2:]
                 self.send(u, v, pieces)
+        return starts
 
     def act(self, j: int, a: int, item: int, what: str, u: str, v: str | None) -> Piece | None:
         inst, chunk = divmod(item, self.f.chunks)
@@ -654,14 +729,17 @@ class _Lowering:
         # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
         own = Piece(self.base.operand(inst, self.position[u]), *rng)
         received = self.held.pop((*key, u), [])
-        result = self.combine(u, own, received)
+        result = self.combine(u, own, received, (item, self.region[j][1]))
         if v is None:
             self.held[(*key, u)] = result
             return None
         self.held.setdefault((*key, v), []).append(result)
         return result
 
-    def send(self, u: str, v: str, pieces: list[Piece]) -> None:
+    def send(self, u: str, v: str, tagged: list[tuple[Piece, tuple[int, int]]]) -> None:
+        pieces = [x for x, _ in tagged]
+        if self.tags is not None:
+            self.tags.extend(tag for _, tag in tagged)
         sent = self.in_flight.setdefault((u, v), [])
         window = self.f.window * self.per_round[(u, v)]
         after = [sent[-window]] if len(sent) >= window else []
@@ -669,7 +747,7 @@ class _Lowering:
         op, _ = self.b.send(u, v, pieces, size, after=after, recv_after=())
         sent.append(op)
 
-    def combine(self, node: str, own: Piece, received: list[Piece]) -> Piece:
+    def combine(self, node: str, own: Piece, received: list[Piece], tag: tuple[int, int]) -> Piece:
         """Combine ``own`` with ``received`` on ``node`` in one computation (in operand order if it matters)."""
         if not received:
             return own
@@ -683,6 +761,8 @@ class _Lowering:
         out = Piece(combine(*(x.value for x in inputs)), own.start, own.end)
         cost = self.base.task_cost * (own.end - own.start) * len(received) / self.b.denominator
         self.b.compute(node, inputs, out, cost, after=())
+        if self.tags is not None:
+            self.tags.extend([tag] * (len(inputs) + 1))
         return out
 
 

@@ -27,7 +27,7 @@ from typing import Mapping
 
 from ..errors import ScheduleError
 from .base import Schedule
-from .columns import order_program
+from .columns import direct_order_program, order_program
 from .program import Program, ProgramBuilder
 from .steps import Transfer, tiled, transfer_pieces
 
@@ -109,6 +109,29 @@ class OrderSchedule(Schedule):
     def n_transfers(self) -> int:
         return sum(len(v) for v in self.orders.values())
 
+    def _columns(self, platform, count: int):
+        """(src, dst, inst) arrays of host indices, sender by sender, or None unless the orders name exactly the
+        instances ``0 .. count - 1`` (no tiling) and every host is the platform's."""
+        index = {h: i for i, h in enumerate(platform.hosts)}
+        src: list[int] = []
+        dst: list[int] = []
+        inst: list[int] = []
+        for sender, seq in self.orders.items():
+            if sender not in index:
+                return None
+            src.extend([index[sender]] * len(seq))
+            n = len(dst)
+            try:  # plain destinations (instance 0), the common case, without a Python step per transfer
+                dst.extend(map(index.__getitem__, seq))
+                inst.extend([0] * len(seq))
+            except KeyError:  # a (destination, instance) pair, or a host the platform lacks
+                del dst[n:]
+                dst.extend(index.get(d, -1) if isinstance(d, str) else index.get(d[0], -1) for d in seq)
+                inst.extend(0 if isinstance(d, str) else d[1] for d in seq)
+        if (min(dst, default=0) < 0) or 1 + max(inst, default=0) != count:
+            return None
+        return src, dst, inst
+
     def lower(self, platform, collective=None) -> Program:
         """Sends in order per sender; receives posted at once.
 
@@ -144,6 +167,11 @@ class OrderSchedule(Schedule):
         >>> cs.validate(p, c, prog)
         """
         collective = self.answering(collective)
+        cols = self._columns(platform, collective.count)
+        if cols is not None:  # the orders name the collective's instances: read as columns, lowered as columns
+            fast = direct_order_program(*cols, platform, collective, name=self.algorithm)
+            if fast is not None:
+                return fast
         named = 1 + max((t.inst for sender in self.orders for t in self.transfers(sender)), default=0)
         sequences = [[t for g in tiled([self.transfers(sender)], collective.count, named) for t in g]
                      for sender in self.orders]

@@ -36,6 +36,7 @@ Op(2: h0 compute 100 [v[0..0]@0[0:1], v[1..1]@0[0:1] -> v[0..1]@0[0:1]] after (1
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
@@ -478,8 +479,18 @@ class ProgramBuilder:
         self._messages = 0
         self._sets: dict[int, int] = {}
 
-    def _row(self, p: Piece) -> tuple[int, ...]:
-        return piece_row(p, self._sets)
+    @property
+    def n_ops(self) -> int:
+        """Operations appended so far (the id the next one gets).
+
+        Examples
+        --------
+        >>> b = ProgramBuilder(["a", "b"])
+        >>> _ = b.send("a", "b", (), size=0.0)
+        >>> b.n_ops
+        2
+        """
+        return len(self._rank)
 
     def rank_index(self, rank: str | int) -> int:
         """Index of ``rank`` (a node id, or an index, which is checked).
@@ -548,22 +559,39 @@ class ProgramBuilder:
         return self._last[self.rank_index(rank)]
 
     def _append(self, rank: int, kind: int, peer: int, msg: int, size: float, pieces, after) -> int:
+        # what piece_row(as_piece(x)) gives, inlined: this runs once per operation
         i = len(self._rank)
-        rows = [self._row(as_piece(x, self.denominator)) for x in pieces]
-        deps = set() if after is PREVIOUS and self._last[rank] < 0 else \
-            {self._last[rank]} if after is PREVIOUS else {int(d) for d in after}
+        rows = []
+        sets = self._sets
+        for x in pieces:
+            if isinstance(x, Piece):
+                v, start, end = x
+            elif isinstance(x, Value):
+                v, start, end = x, 0, self.denominator
+            else:
+                as_piece(x, self.denominator)  # raises its TypeError
+            if v[0] == REDUCED:
+                v = (REDUCED, v[1], sets.setdefault(v[2], len(sets)), v[3])
+            rows.append((v[0], v[1], v[2], v[3], start, end))
+        if after is PREVIOUS:
+            last = self._last[rank]
+            deps = [last] if last >= 0 else []
+        else:
+            deps = [int(d) for d in after]
         if kind != RECV:
-            uses = rows[:-1] if kind == COMPUTE else rows
-            deps.update(p for p in (self._producer.get((rank, row)) for row in uses) if p is not None)
-        if kind == COMPUTE and rows:
-            self._producer[(rank, rows[-1])] = i
-        deps = tuple(sorted(deps))
+            producer = self._producer
+            for row in (rows[:-1] if kind == COMPUTE else rows):
+                p = producer.get((rank, row))
+                if p is not None:
+                    deps.append(p)
+            if kind == COMPUTE and rows:
+                producer[(rank, rows[-1])] = i
         self._rank.append(rank)
         self._kind.append(kind)
         self._peer.append(peer)
         self._msg.append(msg)
         self._size.append(float(size))
-        self._deps.append(deps)
+        self._deps.append(tuple(sorted(set(deps))) if len(deps) > 1 else tuple(deps))
         self._pieces.append(rows)
         self._last[rank] = i
         return i
@@ -612,13 +640,16 @@ class ProgramBuilder:
         >>> b.build().op(2)
         Op(2: b send msg 1 to c 1000B [m[0→2]@0[0:1]] after (1,))
         """
-        s, d = self.rank_index(src), self.rank_index(dst)
+        index = self._index
+        s = index[src] if type(src) is str and src in index else self.rank_index(src)
+        d = index[dst] if type(dst) is str and dst in index else self.rank_index(dst)
         msg = self._messages
         self._messages += 1
         send = self._append(s, SEND, d, msg, size, pieces, after)
         recv = self._append(d, RECV, s, msg, size, (), recv_after)
+        producer = self._producer
         for row in self._pieces[send]:
-            self._producer[(d, row)] = recv
+            producer[(d, row)] = recv
         return send, recv
 
     def compute(self, rank: str | int, inputs: Iterable[Value | Piece], output: Value | Piece | None,
@@ -726,9 +757,9 @@ def program_of_columns(ranks, denominator: int, name, rank, kind, peer, msg, siz
     """
     n = len(rank)
     dep_ptr = np.zeros(n + 1, dtype=np.int64)
-    dep_ptr[1:] = np.cumsum([len(d) for d in deps])
+    np.cumsum(np.fromiter(map(len, deps), np.int64, n), out=dep_ptr[1:])
     piece_ptr = np.zeros(n + 1, dtype=np.int64)
-    piece_ptr[1:] = np.cumsum([len(p) for p in pieces])
+    np.cumsum(np.fromiter(map(len, pieces), np.int64, n), out=piece_ptr[1:])
     rows = [row for ps in pieces for row in ps]
     return Program(
         ranks=tuple(ranks), denominator=denominator,
@@ -738,7 +769,7 @@ def program_of_columns(ranks, denominator: int, name, rank, kind, peer, msg, siz
         op_msg=_frozen(np.array(msg, dtype=np.int64)),
         op_size=_frozen(np.array(size, dtype=np.float64)),
         dep_ptr=_frozen(dep_ptr),
-        dep_idx=_frozen(np.array([d for ds in deps for d in ds], dtype=np.int64)),
+        dep_idx=_frozen(np.fromiter(itertools.chain.from_iterable(deps), np.int64, int(dep_ptr[-1]))),
         piece_ptr=_frozen(piece_ptr),
         pieces=_frozen(np.array(rows, dtype=np.int64).reshape(-1, 6)),
         name=name, operand_sets=tuple(sets))

@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -43,10 +44,11 @@ from .base import Schedule
 from .combining import REDUCTION_KINDS, Holdings
 from .columns import direct_step_program, step_program
 from .program import Program, ProgramBuilder
+from .repeat import repeated
 from .values import Piece, Value
 
 __all__ = ["Transfer", "DirectSteps", "StepSchedule", "SYNC_MODES", "transfer_pieces", "add_barrier", "tiled",
-           "step_shape", "direct_transfers"]
+           "step_shape", "direct_transfers", "lower_with_builder"]
 
 SYNC_MODES = ("barrier", "ready", "post_all")
 
@@ -542,7 +544,11 @@ class StepSchedule(Schedule):
             shifted instances (:func:`tiled`). For a ReduceScatter or an
             AllReduce, a sender first forms what it sends by combining what
             it holds, and every rank ends by forming what the collective
-            promises it (:mod:`collsched.schedules.combining`).
+            promises it (:mod:`collsched.schedules.combining`). Direct
+            messages are lowered column-wise; a series whose instances run
+            one after another lowers three instances through the builder and
+            copies the third for the others (:func:`~collsched.schedules.repeat.repeated`);
+            either way the program :func:`lower_with_builder` builds.
 
         Raises
         ------
@@ -579,36 +585,127 @@ class StepSchedule(Schedule):
         fast = step_program(groups, platform, collective, sync, denominator=self.denominator, name=self.algorithm)
         if fast is not None:  # whole direct messages: the same program, built column-wise
             return fast
-        ranks = platform.hosts
-        b = ProgramBuilder(ranks, denominator=self.denominator, name=self.algorithm)
-        held = Holdings(b, platform, collective) if collective.base.kind in REDUCTION_KINDS else None
-        done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
-        last_send: dict[str, list[int]] = {r: [] for r in ranks}
-        for k, step in enumerate(groups):
-            if sync == "barrier" and k > 0:
-                done = add_barrier(b, ranks, done)
-            now: dict[str, list[int]] = {r: [] for r in ranks}
-            for t in step:
-                pieces, size = transfer_pieces(t, platform, collective, self.denominator)
-                formed = [] if held is None else held.form_all(t.src, pieces)  # reductions: combine first
-                if sync == "post_all":
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=last_send[t.src] + formed, recv_after=())
-                    last_send[t.src] = [send]
-                elif sync == "ready":
-                    ready_send, ready_recv = b.send(t.dst, t.src, (), 0.0, after=done[t.dst], recv_after=done[t.src])
-                    now[t.dst].append(ready_send)
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=[ready_recv] + formed,
-                                        recv_after=done[t.dst])
-                else:
-                    send, recv = b.send(t.src, t.dst, pieces, size, after=done[t.src] + formed,
-                                        recv_after=done[t.dst])
-                if held is not None:
-                    held.add(t.dst, pieces, recv)
-                now[t.src].append(send)
-                now[t.dst].append(recv)
-            if sync != "post_all":
-                done = {r: now[r] or done[r] for r in ranks}
-        if held is not None:
-            held.finish()
-        return b.build()
+        fast = _repeated_instances(self, groups, platform, collective, sync)  # instance after instance: copied
+        if fast is not None:
+            return fast
+        return _with_builder(self, groups, platform, collective, sync)[0]
+
+
+#: Instances a series is lowered through the builder before the rest are copied (:func:`~.repeat.repeated`).
+_SMALL_SERIES = 3
+
+
+def _instance_steps(groups, count: int) -> int | None:
+    """``S`` if the groups are ``S`` steps per instance, instance after instance, each instance's steps those of
+    instance 2 with every instance (of the transfers and of the values they name) shifted; else None."""
+    S, rest = divmod(len(groups), count)
+    if rest or S == 0:
+        return None
+
+    def shape(t0: int) -> list:
+        return [(t.src, t.dst, t.inst - t0, t.part, None if t.values is None else
+                 tuple((v.kind, v.inst - t0, v.a, v.b) for v in t.values))
+                for g in groups[t0 * S:(t0 + 1) * S] for t in g]
+
+    template = shape(_SMALL_SERIES - 1)
+    if any(x[2] != 0 or (x[4] is not None and any(v[1] != 0 for v in x[4])) for x in template):
+        return None  # instance 2's steps name other instances: not a series one instance after another
+    return S if all(shape(t0) == template for t0 in range(_SMALL_SERIES, count)) else None
+
+
+def _repeated_instances(schedule: StepSchedule, groups, platform, collective, sync: str) -> Program | None:
+    """The builder's program of a series whose instances run one after another: three through the builder, the
+    others copied column-wise; None for another schedule (or too short a series)."""
+    count = collective.count
+    if count <= _SMALL_SERIES:
+        return None
+    S = _instance_steps(groups, count)
+    if S is None:
+        return None
+    small = dataclasses.replace(collective, count=_SMALL_SERIES)  # a Series (count > 1)
+    prog, starts, formed = _with_builder(schedule, groups[:_SMALL_SERIES * S], platform, small, sync)
+    copies = count - _SMALL_SERIES
+    head = starts[(_SMALL_SERIES - 1) * S]
+    end = formed[0] if formed else prog.n_ops  # a reduction's results are formed after the last instance
+    longer = repeated(prog, head, end - head, copies, items=1, anchored_tail=True)
+    if longer is None or not formed or formed[0] == prog.n_ops:
+        return longer
+    # step 2: the results of the copied instances, each waiting for its own instance's operations
+    moved = copies * (end - head)
+    last = formed[-1] + moved
+    return repeated(longer, last, prog.n_ops - formed[-1], copies, items=1, linked=(0, end + moved, end - head))
+
+
+def lower_with_builder(schedule: StepSchedule, platform, collective=None, *, sync: str | None = None) -> Program:
+    """:meth:`StepSchedule.lower` through :class:`ProgramBuilder` for every transfer (the reference).
+
+    Parameters
+    ----------
+    schedule : StepSchedule
+    platform : Platform
+    collective : Collective, optional
+        By default the schedule's own.
+    sync : {"barrier", "ready", "post_all"}, optional
+        By default as :meth:`StepSchedule.lower` chooses.
+
+    Returns
+    -------
+    Program
+        Equal to ``schedule.lower(platform, collective, sync=sync)``, which
+        builds direct messages column-wise and copies the instances of a
+        series after the third (the tests compare them).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.Series(cs.AllGather(participants=p.hosts, size=1e3), count=5)
+    >>> s = cs.plan(p, c, algorithm="ring")
+    >>> lower_with_builder(s, p, c, sync="ready") == s.lower(p, c, sync="ready")
+    True
+    """
+    collective = schedule.answering(collective)
+    sync = schedule.params.get("sync", "barrier") if sync is None else sync
+    if sync not in SYNC_MODES:
+        raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
+    return _with_builder(schedule, tiled(schedule.steps, collective.count), platform, collective, sync)[0]
+
+
+def _with_builder(schedule: StepSchedule, groups, platform, collective, sync: str) \
+        -> tuple[Program, list[int], list[int]]:
+    """The program of ``groups`` through :class:`ProgramBuilder` (the reference), where each group starts (its
+    barrier included), and (reductions) where each instance's results start being formed."""
+    ranks = platform.hosts
+    b = ProgramBuilder(ranks, denominator=schedule.denominator, name=schedule.algorithm)
+    held = Holdings(b, platform, collective) if collective.base.kind in REDUCTION_KINDS else None
+    done: dict[str, list[int]] = {r: [] for r in ranks}  # each rank's ops of the previous step
+    last_send: dict[str, list[int]] = {r: [] for r in ranks}
+    starts = []
+    for k, step in enumerate(groups):
+        starts.append(b.n_ops)
+        if sync == "barrier" and k > 0:
+            done = add_barrier(b, ranks, done)
+        now: dict[str, list[int]] = {r: [] for r in ranks}
+        for t in step:
+            pieces, size = transfer_pieces(t, platform, collective, schedule.denominator)
+            formed = [] if held is None else held.form_all(t.src, pieces)  # reductions: combine first
+            if sync == "post_all":
+                send, recv = b.send(t.src, t.dst, pieces, size, after=last_send[t.src] + formed, recv_after=())
+                last_send[t.src] = [send]
+            elif sync == "ready":
+                ready_send, ready_recv = b.send(t.dst, t.src, (), 0.0, after=done[t.dst], recv_after=done[t.src])
+                now[t.dst].append(ready_send)
+                send, recv = b.send(t.src, t.dst, pieces, size, after=[ready_recv] + formed,
+                                    recv_after=done[t.dst])
+            else:
+                send, recv = b.send(t.src, t.dst, pieces, size, after=done[t.src] + formed,
+                                    recv_after=done[t.dst])
+            if held is not None:
+                held.add(t.dst, pieces, recv)
+            now[t.src].append(send)
+            now[t.dst].append(recv)
+        if sync != "post_all":
+            done = {r: now[r] or done[r] for r in ranks}
+    formed = held.finish() if held is not None else []
+    return b.build(), starts, formed
 

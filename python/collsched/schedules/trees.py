@@ -57,9 +57,10 @@ from typing import Mapping
 from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
+from .repeat import repeated
 from .values import Piece, combine, partial
 
-__all__ = ["TreeSchedule", "INTRA_MODELS", "parse_intra"]
+__all__ = ["TreeSchedule", "INTRA_MODELS", "parse_intra", "lower_with_builder"]
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,10 @@ class TreeSchedule(Schedule):
         -------
         Program
             Lowered as the module docstring says, each message cut into
-            :attr:`segments` pieces.
+            :attr:`segments` pieces. A series of more than three instances
+            lowers three through the builder and copies the third for the
+            others, column-wise (:func:`~collsched.schedules.repeat.repeated`):
+            the program :func:`lower_with_builder` builds.
 
         Raises
         ------
@@ -263,28 +267,82 @@ class TreeSchedule(Schedule):
         collsched.errors.ScheduleError: the tree is rooted at 'h0' but the broadcast source is 'h1'
         """
         collective = self.answering(collective)
-        kind = collective.base.kind
-        lowering = {"broadcast": _down, "scatter": _down, "gather": _up, "reduce": _reduce}.get(kind)
-        if lowering is None:
-            raise ScheduleError(f"a tree schedule cannot carry an {kind} collective", fix="use a step or order schedule")
-        ends = {"broadcast": "source", "scatter": "source", "gather": "target", "reduce": "target"}[kind]
-        end = getattr(collective.base, ends)
-        if end != self.root and kind != "reduce":
-            raise ScheduleError(f"the tree is rooted at {self.root!r} but the {kind} {ends} is {end!r}")
-        nodes = set(self.preorder())
-        missing = [h for h in collective.hosts if h not in nodes and not (kind == "reduce" and h == end)]
-        if missing:
-            raise ScheduleError(f"the tree does not reach {kind} host {missing[0]!r}")
-        if self.intra:
-            if kind != "broadcast":
-                raise ScheduleError(f"a hierarchical tree schedule carries a broadcast, not a {kind}",
-                                    fix="drop 'intra' for a plain tree")
-            lowering = _hierarchical
-        denominator = _hierarchical_denominator(self) if self.intra else self.segments
-        b = ProgramBuilder(platform.hosts, denominator=denominator, name=self.algorithm)
-        for inst in range(collective.count):
-            lowering(self, b, platform, collective, inst)
-        return b.build()
+        lowering = _checked_lowering(self, collective)
+        count = collective.count
+        if count > _SMALL_SERIES:  # three instances through the builder, the others copied column-wise
+            small, starts = _with_builder(self, lowering, platform, collective, _SMALL_SERIES)
+            head = starts[-1]
+            fast = repeated(small, head, small.n_ops - head, count - _SMALL_SERIES, items=1)
+            if fast is not None:
+                return fast
+        return _with_builder(self, lowering, platform, collective, count)[0]
+
+
+def _checked_lowering(tree: TreeSchedule, collective):
+    """The function that lowers one instance of ``collective`` on the tree, once the tree is checked to carry it."""
+    kind = collective.base.kind
+    lowering = {"broadcast": _down, "scatter": _down, "gather": _up, "reduce": _reduce}.get(kind)
+    if lowering is None:
+        raise ScheduleError(f"a tree schedule cannot carry an {kind} collective", fix="use a step or order schedule")
+    ends = {"broadcast": "source", "scatter": "source", "gather": "target", "reduce": "target"}[kind]
+    end = getattr(collective.base, ends)
+    if end != tree.root and kind != "reduce":
+        raise ScheduleError(f"the tree is rooted at {tree.root!r} but the {kind} {ends} is {end!r}")
+    nodes = set(tree.preorder())
+    missing = [h for h in collective.hosts if h not in nodes and not (kind == "reduce" and h == end)]
+    if missing:
+        raise ScheduleError(f"the tree does not reach {kind} host {missing[0]!r}")
+    if tree.intra:
+        if kind != "broadcast":
+            raise ScheduleError(f"a hierarchical tree schedule carries a broadcast, not a {kind}",
+                                fix="drop 'intra' for a plain tree")
+        lowering = _hierarchical
+    return lowering
+
+
+#: Instances a series is lowered through the builder before the rest are copied (:func:`~.repeat.repeated`):
+#: the first has no predecessor, the second waits for the first, the third is checked against the second.
+_SMALL_SERIES = 3
+
+
+def _with_builder(tree: TreeSchedule, lowering, platform, collective, count: int) -> tuple[Program, list[int]]:
+    """The program of the first ``count`` instances through :class:`ProgramBuilder`, and where each instance starts."""
+    denominator = _hierarchical_denominator(tree) if tree.intra else tree.segments
+    b = ProgramBuilder(platform.hosts, denominator=denominator, name=tree.algorithm)
+    starts = []
+    for inst in range(count):
+        starts.append(b.n_ops)
+        lowering(tree, b, platform, collective, inst)
+    return b.build(), starts
+
+
+def lower_with_builder(tree: TreeSchedule, platform, collective=None) -> Program:
+    """:meth:`TreeSchedule.lower` through :class:`ProgramBuilder` for every instance (the reference).
+
+    Parameters
+    ----------
+    tree : TreeSchedule
+    platform : Platform
+    collective : Collective, optional
+        By default the tree's own.
+
+    Returns
+    -------
+    Program
+        Equal to ``tree.lower(platform, collective)``, which copies the
+        instances after the third column-wise (the tests compare them).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4)
+    >>> c = cs.Series(cs.Reduce(participants=p.hosts, target="h0", size=1e3, task_cost=1e3), count=6)
+    >>> t = cs.plan(p, c, algorithm="binomial")
+    >>> lower_with_builder(t, p, c) == t.lower(p, c)
+    True
+    """
+    collective = tree.answering(collective)
+    return _with_builder(tree, _checked_lowering(tree, collective), platform, collective, collective.count)[0]
 
 
 def _subtree_values(tree: TreeSchedule, platform, collective, inst: int) -> dict[str, list]:
