@@ -37,7 +37,6 @@ machine and its load (printed before and after); the ratios within one run are w
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import math
@@ -49,6 +48,8 @@ import time
 import collsched as cs
 from collsched.algorithms import registry
 from collsched.schedules import forest, orders, periodic, program, steps, trees
+
+from _cli import parser, run
 
 MB = 1e6
 TREE_KINDS = ("broadcast", "scatter", "gather", "reduce")
@@ -168,9 +169,8 @@ def plan_case(algorithm: str, kind: str, args):
     return p, c, cs.plan(p, c, algorithm=algorithm)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 epilog="Ctrl-C stops the run (exit status 130).")
+def main(argv: list[str] | None = None) -> None:
+    ap = parser(__doc__)
     ap.add_argument("--only", default="", help="keep the rows whose 'algorithm kind' contains this text")
     ap.add_argument("--target-ops", type=int, default=100_000, help="operations a case aims at (default 100000)")
     ap.add_argument("--no-reference", action="store_true", help="do not lower through the builder alone")
@@ -216,12 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{100 * via_builder / max(n, 1):6.1f}% {seconds:8.3f} {1e6 * seconds / max(n, 1):7.2f} "
                   f"{ref:>13s} {ratio:>6s} {equal}" + (f"  {digest(prog)}" if args.digest else ""), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    run(main)
