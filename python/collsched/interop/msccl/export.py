@@ -219,8 +219,10 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     return export_as_is(platform, collective, schedule_or_program, options).text
 
 
-def export_as_is(platform, collective, schedule_or_program, options: dict):
+def export_as_is(platform, collective, schedule_or_program, options: dict, *, lowered=None):
     """``(text, program, packing)`` of :func:`to_xml`: the file, the Program it runs and what the packing changed.
+
+    ``lowered``: the Program of ``schedule_or_program`` when the caller has it (not lowered again).
 
     Examples
     --------
@@ -231,8 +233,8 @@ def export_as_is(platform, collective, schedule_or_program, options: dict):
     ()
     """
     if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
-        return _to_xml(platform, collective, schedule_or_program, **options)
-    fitted, out, err = search(platform, collective, schedule_or_program, options, grids=False)
+        return _to_xml(platform, collective, schedule_or_program if lowered is None else lowered, **options)
+    fitted, out, err = search(platform, collective, schedule_or_program, options, grids=False, lowered=lowered)
     if err is None:
         return out
     n = schedule_or_program.chunks
@@ -261,13 +263,14 @@ def _exports(platform, collective, schedule, options: dict, serialise: bool = Tr
         return err
 
 
-def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
+def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool, lowered=None):
     """``(variant, out, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and ``out``,
     its file, the Program the file runs and what the packing changed (:class:`_Out`), or None and None;
     ``error`` the LimitError of ``schedule`` itself (None when it fits).
 
     ``grids`` False: fewer chunks only, shares as they are (what
-    :func:`to_xml` names in its error).
+    :func:`to_xml` names in its error). ``lowered``: ``schedule``'s Program
+    when the caller has it (not lowered again; the variants are lowered).
 
     Examples
     --------
@@ -279,7 +282,7 @@ def search(platform, collective, schedule: ForestSchedule, options: dict, *, gri
     >>> fitted is s, error, out.text.startswith("<algo ")
     (True, None, True)
     """
-    first = _exports(platform, collective, schedule, options)
+    first = _exports(platform, collective, schedule if lowered is None else lowered, options)
     if isinstance(first, tuple):
         return schedule, first, None
     grid_errors: dict = {}   # a variant's ChunkGridError does not depend on serialising: found once
