@@ -364,11 +364,18 @@ def fit_chunks(platform, collective, schedule, **options):
                      f"{GRIDS[0]} .. 1/1 either", fix=err.fix)
 
 
-def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
-            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
-    """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
-    (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
-    would have to be serialised (:func:`_packed`)."""
+def check_request(collective, proto: str = "Simple") -> None:
+    """Raise CollschedError, before any work, when MSCCL cannot express ``collective`` or ``proto`` is not its own.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> check_request(cs.AllGather(participants=["h0", "h1"], size=8), proto="LL")
+    >>> check_request(cs.AllGather(participants=["h0", "h1"], size=8), proto="fast")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: proto 'fast' (give Simple, LL or LL128)
+    """
     kind = collective.kind
     if kind not in _KINDS:
         raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
@@ -382,6 +389,15 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
                              fix="export a reduce whose target is a participant, without partial_sizes or task_costs")
     if proto not in ("Simple", "LL", "LL128"):
         raise CollschedError(f"proto {proto!r}", fix="give Simple, LL or LL128")
+
+
+def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
+            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
+    """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
+    (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
+    would have to be serialised (:func:`_packed`)."""
+    kind = collective.kind
+    check_request(collective, proto)
     hosts = list(collective.hosts)
     n = len(hosts)
     lowered = lower_any(platform, collective, schedule_or_program)

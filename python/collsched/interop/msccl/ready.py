@@ -173,12 +173,13 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
     """
     from ...bounds import collective_bound
     from ...simulation import models, simulate
-    from .export import export_as_is, search
+    from .export import check_request, export_as_is, search
     from .fit import GRIDS, rounding
     from .lint import LimitError
 
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     schedule = schedule_or_program
+    check_request(collective, proto)   # before the lowering
     lowered = lower_any(platform, collective, schedule_or_program)   # once: exported (if it fits) and simulated
     changes: tuple = ()
     if isinstance(schedule, ForestSchedule) and not strict:
