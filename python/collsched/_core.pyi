@@ -187,3 +187,11 @@ class FlowNetwork:
         """The flow on every arc (by arc index) after the last :meth:`max_flow`."""
     def source_side(self) -> list[int]:
         """Nodes reachable from the sources in the last flow's residual network (a minimum cut's source side)."""
+
+def pack_spanning_trees(n: int, capacity: list[tuple[tuple[int, int], int]], rate: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Spanning out-trees on nodes ``0 .. n-1`` of total weight ``rate`` per root within ``capacity`` ``[((u, v), c), ...]``.
+
+    Returns ``[(root, weight, [(parent, child), ...]), ...]`` (breadth first). RuntimeError when Edmonds' cut
+    condition fails (no packing), IndexError for a node ``>= n``, ValueError for a capacity or rate out of range or
+    an arc given twice.
+    """

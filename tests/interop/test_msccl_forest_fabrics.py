@@ -16,7 +16,7 @@ from collsched.interop.msccl.lint import ChunkGridError, LimitError
 from collsched.interop.msccl.merge import merge_concurrent
 from collsched.interop.msccl.split import chunk_grid, split_messages
 from collsched.interop.msccl.threadblocks import drop_signals
-from test_msccl_roundtrip import _within_limits   # tests/interop is on the path, as tests/ is for programs.py
+from test_msccl_roundtrip import _within_limits, mi250_forest   # tests/interop is on the path (as tests/)
 
 KINDS = {"allgather": cs.AllGather, "reducescatter": cs.ReduceScatter, "allreduce": cs.AllReduce}
 FLUID = cs.models.Fluid()
@@ -114,6 +114,32 @@ def test_forest_shares_rounded_to_fit(fabric, kind, refused, trees, ratio, nchun
     before = cs.simulate(g, drop_signals(s.lower(g, c)), c, model=FLUID).makespan
     after = cs.simulate(g, imported.program, c, model=FLUID).makespan
     assert after == cs.simulate(g, cut_program(g, c, fitted, merged=True), c, model=FLUID).makespan
+    assert round(after / before - 1, 3) == cost
+
+
+# kind: nchunksperloop of the file, whether the messages were merged (else only cut to 71 chunks), and the file's
+# time over the schedule's under Fluid, as docs/msccl.md states them
+MI250 = [("allgather", 1024, True, 0.002), ("reducescatter", 1024, True, 0.038), ("allreduce", 1024, False, 0.127)]
+
+
+@pytest.mark.parametrize("kind, nchunks, merged, cost", MI250)
+def test_forest_on_two_mi250_chassis(kind, nchunks, merged, cost):
+    """mi250(2), 4 kB, one chunk, 445 trees: ``msccl.ready`` rounds the shares to multiples of 1/32 (394 trees kept,
+    the throughput 0.9572 of the planned one), merges the messages each pair of GPUs sends together (all-gather,
+    reduce-scatter) or cuts the all-reduce's to 71 chunks, and the file runs that Program exactly. Planned and made
+    ready once per run (``mi250_forest``), shared with ``test_msccl_roundtrip.py``."""
+    g, c, s, ready = mi250_forest(kind)
+    fitted = ready.schedule
+    assert (s.chunks, len(s.trees), fitted.chunks, len(fitted.trees)) == (1, 445, 1, 394)
+    assert ready.changes[0] == ("the forest in 1 chunks exported in 1 chunks with its tree shares on a grid of 1/32 "
+                                "(394 of 445 trees kept, throughput 0.9572 of the planned)")
+    assert all((x * 32).denominator == 1 for x in fitted.shares())
+    imported = msccl.check_text(ready.text, g, size=c.size).imported   # the file ready() made
+    _within_limits(imported.algo)
+    assert imported.collective == c and imported.algo.nchunksperloop == nchunks
+    after = cs.simulate(g, imported.program, c, model=FLUID).makespan
+    assert after == ready.makespan == cs.simulate(g, cut_program(g, c, fitted, merged=merged), c, model=FLUID).makespan
+    before = cs.simulate(g, drop_signals(s.lower(g, c)), c, model=FLUID).makespan
     assert round(after / before - 1, 3) == cost
 
 

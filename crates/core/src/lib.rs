@@ -11,6 +11,7 @@
 //!   implements its collective (every value delivered once, reductions in
 //!   operand order, nothing used before it arrived) or says precisely why not.
 
+pub mod arborescence;
 pub mod coloring;
 pub mod fluid;
 pub mod holdings;

@@ -328,6 +328,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(liquid::liquid_first_fit, m)?)?;
     m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
     m.add_class::<maxflow::FlowNetwork>()?;
+    m.add_function(wrap_pyfunction!(maxflow::pack_spanning_trees, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,7 +1,9 @@
-//! Binding of `collsched_core::maxflow`: a flow network kept between maximum-flow questions.
+//! Binding of `collsched_core::maxflow` (a flow network kept between maximum-flow questions) and of
+//! `collsched_core::arborescence` (spanning out-trees packed with it).
 
+use collsched_core::arborescence::{self, PackError};
 use collsched_core::maxflow::{FlowError, FlowNetwork as Core, INF};
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 fn err(e: FlowError) -> PyErr {
@@ -74,4 +76,24 @@ impl FlowNetwork {
     fn source_side(&self) -> Vec<usize> {
         self.inner.source_side().iter().enumerate().filter(|(_, &x)| x).map(|(v, _)| v).collect()
     }
+}
+
+fn pack_err(e: PackError) -> PyErr {
+    match e {
+        PackError::Flow(e) => err(e),
+        PackError::Duplicate(..) => PyValueError::new_err(e.to_string()),
+        PackError::Stuck { .. } => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// Spanning out-trees on nodes 0..n, of total weight `rate` per root, within `capacity` [((u, v), c), ...].
+///
+/// Returns [(root, weight, [(parent, child), ...]), ...]; RuntimeError with the core's line when no packing
+/// exists (Edmonds' condition fails), IndexError for a node >= n, ValueError for a capacity or rate out of range
+/// or an arc given twice.
+#[pyfunction]
+pub fn pack_spanning_trees(py: Python<'_>, n: usize, capacity: Vec<((usize, usize), i128)>, rate: i128)
+                           -> PyResult<Vec<(usize, i128, Vec<(usize, usize)>)>> {
+    let trees = py.detach(|| arborescence::pack_spanning_trees(n, &capacity, rate)).map_err(pack_err)?;
+    Ok(trees.into_iter().map(|t| (t.root, t.weight, t.arcs)).collect())
 }

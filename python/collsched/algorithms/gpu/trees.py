@@ -28,9 +28,19 @@ All numbers are integers (capacity units); the weights per root sum to
 Why not :func:`collsched.algorithms.steady_state.packing.pack_arborescences`:
 it grows one arborescence at a time by unit admissibility tests, then finds
 its weight by Newton's method over ``N`` flows per step, each on a copy of
-the capacity dict in pure Python. Here one flow (Rust, on a network kept
-between questions) gives both admissibility and the largest weight of each
-arc, which the ``N``-root AllGather needs at 32-256 GPUs.
+the capacity dict in pure Python. Here one flow gives both admissibility and
+the largest weight of each arc, which the ``N``-root AllGather needs at
+32-256 GPUs.
+
+The whole construction runs in the Rust core
+(``crates/core/src/arborescence.rs``). It tries the same arcs in the same
+order as the pure-Python construction it replaced (:func:`_reference`, kept
+for ``tests/gpu/test_trees.py``, which checks that both return the same
+trees, weights and order, and for ``benchmarks/bench_forest_trees.py``) and
+gets the same answer for each, but asks its flows of a network of the live
+partial trees only (the reference keeps every finished tree's node), and
+rules an arc out without a flow when a minimum cut left by an earlier failed
+try, re-valued exactly in the current capacities, already separates it.
 
 References
 ----------
@@ -48,10 +58,79 @@ Examples
 
 from __future__ import annotations
 
+from ... import _core
 from ..._core import FlowNetwork
 from ...errors import CollschedError
 
 __all__ = ["pack_spanning_trees"]
+
+
+def pack_spanning_trees(n: int, capacity: dict, rate: int) -> list[tuple[int, int, list]]:
+    """Spanning out-trees on nodes ``0 .. n-1``, of total weight ``rate`` for every root, within ``capacity``.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (all are roots and all must be spanned).
+    capacity : dict
+        ``(u, t) -> int`` arc capacities (arcs of capacity ``<= 0`` and loops are ignored).
+    rate : int
+        Weight per root; every ``v`` must have ``λ(s, v) >= n·rate`` with a
+        super source ``s`` sending ``rate`` to each node.
+
+    Returns
+    -------
+    list of (root, weight, arcs)
+        Integer weights ``> 0`` summing to ``rate`` per root; ``arcs`` are
+        ``(parent, child)`` in breadth-first order from the root.
+
+    Raises
+    ------
+    CollschedError
+        If the cut condition fails (no tree can be grown; Edmonds' theorem
+        says no packing exists), or if the result does not check.
+    IndexError
+        A node ``>= n``.
+    ValueError
+        A negative ``rate``, or a capacity or ``n·rate`` above the core's
+        integers (``FlowNetwork.INFINITE``).
+
+    Notes
+    -----
+    One maximum flow per arc tried, unless a minimum cut of an earlier
+    failed try rules the arc out; a tree of ``n`` nodes takes ``n - 1``
+    successful tries, and each split (``δ < C_T``) adds a tree. Arcs are
+    tried from the tree's nodes in the order they joined it (from the first
+    node that had an admissible arc last time; from the root again when
+    stuck), each node's arcs thinnest first, ties in ``capacity``'s order.
+
+    Examples
+    --------
+    A one-way ring of capacity 2: each root's one tree is the path around it.
+
+    >>> pack_spanning_trees(3, {(0, 1): 2, (1, 2): 2, (2, 0): 2}, 1)
+    [(0, 1, [(0, 1), (1, 2)]), (1, 1, [(1, 2), (2, 0)]), (2, 1, [(2, 0), (0, 1)])]
+
+    A cut below ``n·rate``:
+
+    >>> pack_spanning_trees(2, {(0, 1): 1}, 1)
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: no spanning tree for root 1 can grow past 1 of 2 nodes: some cut is below 2·1 (Edmonds' condition fails)
+    """
+    try:
+        result = _core.pack_spanning_trees(n, list(capacity.items()), rate)
+    except RuntimeError as err:
+        raise CollschedError(str(err)) from None
+    used: dict = {}
+    weights = [0] * n
+    for r, w, arcs in result:
+        weights[r] += w
+        for e in arcs:
+            used[e] = used.get(e, 0) + w
+    if any(used[e] > capacity[e] for e in used) or weights != [rate] * n:  # pragma: no cover - the core's invariant
+        raise CollschedError("the tree packing overuses an arc or misses weight")
+    return result
 
 
 class _Partial:
@@ -76,8 +155,8 @@ def _bfs_order(root: int, arcs: list) -> list:
     return out
 
 
-def pack_spanning_trees(n: int, capacity: dict, rate: int) -> list[tuple[int, int, list]]:
-    """Spanning out-trees on nodes ``0 .. n-1``, of total weight ``rate`` for every root, within ``capacity``.
+def _reference(n: int, capacity: dict, rate: int) -> list[tuple[int, int, list]]:
+    """:func:`pack_spanning_trees` as it was in pure Python, one flow per arc tried: the reference it is tested against.
 
     Parameters
     ----------
@@ -110,7 +189,7 @@ def pack_spanning_trees(n: int, capacity: dict, rate: int) -> list[tuple[int, in
     --------
     A one-way ring of capacity 2: each root's one tree is the path around it.
 
-    >>> pack_spanning_trees(3, {(0, 1): 2, (1, 2): 2, (2, 0): 2}, 1)
+    >>> _reference(3, {(0, 1): 2, (1, 2): 2, (2, 0): 2}, 1)
     [(0, 1, [(0, 1), (1, 2)]), (1, 1, [(1, 2), (2, 0)]), (2, 1, [(2, 0), (0, 1)])]
     """
     cap = {e: c for e, c in capacity.items() if c > 0 and e[0] != e[1]}

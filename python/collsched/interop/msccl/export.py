@@ -219,8 +219,10 @@ def to_xml(platform, collective, schedule_or_program, *, name: str = "collsched"
     return export_as_is(platform, collective, schedule_or_program, options).text
 
 
-def export_as_is(platform, collective, schedule_or_program, options: dict):
+def export_as_is(platform, collective, schedule_or_program, options: dict, *, lowered=None):
     """``(text, program, packing)`` of :func:`to_xml`: the file, the Program it runs and what the packing changed.
+
+    ``lowered``: the Program of ``schedule_or_program`` when the caller has it (not lowered again).
 
     Examples
     --------
@@ -231,8 +233,8 @@ def export_as_is(platform, collective, schedule_or_program, options: dict):
     ()
     """
     if not isinstance(schedule_or_program, ForestSchedule) or schedule_or_program.chunks == 1:
-        return _to_xml(platform, collective, schedule_or_program, **options)
-    fitted, out, err = search(platform, collective, schedule_or_program, options, grids=False)
+        return _to_xml(platform, collective, schedule_or_program if lowered is None else lowered, **options)
+    fitted, out, err = search(platform, collective, schedule_or_program, options, grids=False, lowered=lowered)
     if err is None:
         return out
     n = schedule_or_program.chunks
@@ -261,13 +263,14 @@ def _exports(platform, collective, schedule, options: dict, serialise: bool = Tr
         return err
 
 
-def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool):
+def search(platform, collective, schedule: ForestSchedule, options: dict, *, grids: bool, lowered=None):
     """``(variant, out, error)``: the first variant of ``schedule`` that exports (:func:`fit_chunks`) and ``out``,
     its file, the Program the file runs and what the packing changed (:class:`_Out`), or None and None;
     ``error`` the LimitError of ``schedule`` itself (None when it fits).
 
     ``grids`` False: fewer chunks only, shares as they are (what
-    :func:`to_xml` names in its error).
+    :func:`to_xml` names in its error). ``lowered``: ``schedule``'s Program
+    when the caller has it (not lowered again; the variants are lowered).
 
     Examples
     --------
@@ -279,7 +282,7 @@ def search(platform, collective, schedule: ForestSchedule, options: dict, *, gri
     >>> fitted is s, error, out.text.startswith("<algo ")
     (True, None, True)
     """
-    first = _exports(platform, collective, schedule, options)
+    first = _exports(platform, collective, schedule if lowered is None else lowered, options)
     if isinstance(first, tuple):
         return schedule, first, None
     grid_errors: dict = {}   # a variant's ChunkGridError does not depend on serialising: found once
@@ -361,11 +364,18 @@ def fit_chunks(platform, collective, schedule, **options):
                      f"{GRIDS[0]} .. 1/1 either", fix=err.fix)
 
 
-def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
-            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
-    """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
-    (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
-    would have to be serialised (:func:`_packed`)."""
+def check_request(collective, proto: str = "Simple") -> None:
+    """Raise CollschedError, before any work, when MSCCL cannot express ``collective`` or ``proto`` is not its own.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> check_request(cs.AllGather(participants=["h0", "h1"], size=8), proto="LL")
+    >>> check_request(cs.AllGather(participants=["h0", "h1"], size=8), proto="fast")
+    Traceback (most recent call last):
+    ...
+    collsched.errors.CollschedError: proto 'fast' (give Simple, LL or LL128)
+    """
     kind = collective.kind
     if kind not in _KINDS:
         raise CollschedError(f"collsched writes {', '.join(list(_KINDS)[:-1])} and {list(_KINDS)[-1]} as MSCCL, "
@@ -379,6 +389,15 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
                              fix="export a reduce whose target is a participant, without partial_sizes or task_costs")
     if proto not in ("Simple", "LL", "LL128"):
         raise CollschedError(f"proto {proto!r}", fix="give Simple, LL or LL128")
+
+
+def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
+            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
+    """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
+    (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
+    would have to be serialised (:func:`_packed`)."""
+    kind = collective.kind
+    check_request(collective, proto)
     hosts = list(collective.hosts)
     n = len(hosts)
     lowered = lower_any(platform, collective, schedule_or_program)

@@ -173,15 +173,17 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
     """
     from ...bounds import collective_bound
     from ...simulation import models, simulate
-    from .export import export_as_is, search
+    from .export import check_request, export_as_is, search
     from .fit import GRIDS, rounding
     from .lint import LimitError
 
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     schedule = schedule_or_program
+    check_request(collective, proto)   # before the lowering
+    lowered = lower_any(platform, collective, schedule_or_program)   # once: exported (if it fits) and simulated
     changes: tuple = ()
     if isinstance(schedule, ForestSchedule) and not strict:
-        fitted, out, err = search(platform, collective, schedule, options, grids=True)
+        fitted, out, err = search(platform, collective, schedule, options, grids=True, lowered=lowered)
         if fitted is None:
             raise LimitError(f"{err.what}; the forest does not fit in fewer chunks or with its shares on a grid of "
                              f"1/{GRIDS[0]} .. 1/1 either", fix=err.fix)
@@ -190,7 +192,7 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
                        f"{rounding(schedule, fitted)}",)
         schedule = fitted
     else:
-        out = export_as_is(platform, collective, schedule, options)
+        out = export_as_is(platform, collective, schedule, options, lowered=lowered)
     fluid = models.Fluid()
     makespan = simulate(platform, out.program, collective, model=fluid).makespan
     order: tuple = ()
@@ -198,7 +200,6 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
         unordered = simulate(platform, out.unordered, collective, model=fluid).makespan
         if unordered != makespan:
             order = (f"each thread block's steps in order ({unordered * 1e6:.3f} us → {makespan * 1e6:.3f} us)",)
-    planned = simulate(platform, lower_any(platform, collective, schedule_or_program), collective,
-                       model=fluid).makespan
+    planned = simulate(platform, lowered, collective, model=fluid).makespan
     return Ready(schedule_or_program, schedule, out.program, out.text, makespan, planned,
                  collective_bound(platform, collective, model=fluid), changes + tuple(out.packing) + order)
