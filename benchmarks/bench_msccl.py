@@ -14,6 +14,8 @@ from pathlib import Path
 import collsched as cs
 from collsched.interop import msccl
 
+from _cli import parser, run
+
 FILE = Path(__file__).resolve().parents[1] / "tests" / "interop" / "data" / "teccl_amd_32.xml"
 
 
@@ -73,4 +75,5 @@ def exports() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser(__doc__).parse_args()
+    run(main)

@@ -8,11 +8,12 @@ wall time is mostly the load; compare CPU seconds, or two checkouts run side by 
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import collsched as cs
 from collsched.interop import msccl
+
+from _cli import parser, run
 
 
 def main(label: str) -> None:
@@ -26,4 +27,6 @@ def main(label: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "collsched")
+    ap = parser(__doc__)
+    ap.add_argument("label", nargs="?", default="collsched", help="printed at the start of the line (default: %(default)s)")
+    run(main, ap.parse_args().label)

@@ -14,13 +14,14 @@ average with them); or the one-line error.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import collsched as cs
 from collsched.interop import msccl
 from collsched.interop.msccl.lint import LimitError
 from collsched.interop.msccl.threadblocks import drop_signals
+
+from _cli import parser, run
 
 KINDS = {"ag": cs.AllGather, "rs": cs.ReduceScatter, "ar": cs.AllReduce}
 
@@ -53,4 +54,10 @@ def main(fabric: str, kind: str, size: float, chunks: int | None) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else None)
+    ap = parser(__doc__)
+    ap.add_argument("fabric", choices=["dgx2", "ndv2", "dgx_a100", "mi250"], help="two chassis of this fabric")
+    ap.add_argument("kind", choices=list(KINDS))
+    ap.add_argument("size", type=float, help="bytes")
+    ap.add_argument("chunks", nargs="?", type=int, help="the forest's chunks (default: its own choice)")
+    args = ap.parse_args()
+    run(main, args.fabric, args.kind, args.size, args.chunks)

@@ -10,11 +10,12 @@ the wall seconds grow with it, the CPU seconds much less). Point ``PYTHONPATH`` 
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import collsched as cs
 from collsched.interop import msccl
+
+from _cli import parser, run
 
 KINDS = {"ag": cs.AllGather, "rs": cs.ReduceScatter, "ar": cs.AllReduce}
 
@@ -40,4 +41,6 @@ def main(kinds: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(KINDS))
+    ap = parser(__doc__)
+    ap.add_argument("kinds", nargs="*", choices=list(KINDS), help="ag, rs or ar (default: all three)")
+    run(main, ap.parse_args().kinds or list(KINDS))

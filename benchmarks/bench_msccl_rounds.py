@@ -9,7 +9,6 @@ and peak memory allocated (tracemalloc, a second run).
 
 from __future__ import annotations
 
-import sys
 import time
 import tracemalloc
 
@@ -19,6 +18,8 @@ from collsched.interop.msccl.deadlock import order
 from collsched.interop.msccl.races import _any_race, _first_race_exact, accesses
 from collsched.interop.msccl.split import chunk_grid, split_messages
 from collsched.interop.msccl.threadblocks import drop_signals
+
+from _cli import parser, run
 
 
 def main(chunks_list) -> None:
@@ -78,4 +79,6 @@ def race_inputs(algo):
 
 
 if __name__ == "__main__":
-    main([int(x) for x in sys.argv[1:]] or [1, 4])
+    ap = parser(__doc__)
+    ap.add_argument("chunks", nargs="*", type=int, default=[1, 4], help="chunk counts (default: %(default)s)")
+    run(main, ap.parse_args().chunks)

@@ -11,7 +11,6 @@ trees, the flows the reference asked, the CPU seconds of both and their ratio, a
 from __future__ import annotations
 
 import os
-import sys
 import time
 from fractions import Fraction
 
@@ -19,6 +18,8 @@ import collsched as cs
 from collsched._core import FlowNetwork
 from collsched.algorithms.gpu import forest, lower_shallow, trees
 from collsched.errors import CollschedError
+
+from _cli import fabric, parser, run
 
 
 class _Counting:
@@ -85,4 +86,6 @@ def main(fabrics: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["mi250:2"])
+    ap = parser(__doc__)
+    ap.add_argument("fabrics", nargs="*", type=fabric, default=["mi250:2"], help="fabrics as name:count (default: %(default)s)")
+    run(main, ap.parse_args().fabrics)
