@@ -228,45 +228,48 @@ pub fn compile_fluid(ops: &Ops, rank_host: &[i64], speed: &[f64], pairs: &HostPa
     shapes(ops, rank_host, speed, pairs)?;
     let (send_of, computes) = match_messages(ops)?;
     let (m, h) = (send_of.len(), pairs.n_hosts);
-    let n_stages = 3 * m + computes;
+    // step 1: message activities, in id order (the receive's rank is the send's peer), and each pair's bytes;
+    // what is the same for every message is written in bulk, the rest message by message
     let mut t = FluidStages {
-        act_ptr: Vec::with_capacity(m + computes + 1),
-        kind: Vec::with_capacity(n_stages),
-        amount: Vec::with_capacity(n_stages),
-        res_ptr: Vec::with_capacity(n_stages + 1),
-        res: Vec::with_capacity(if one_port { 2 * m } else { 0 } + computes),
-        chan_ptr: Vec::with_capacity(n_stages + 1),
+        act_ptr: (0..=m as i64).map(|a| 3 * a).collect(),
+        kind: [DELAY, FLOW, DELAY].repeat(m),
+        amount: vec![0.0; 3 * m],
+        res_ptr: if one_port { (0..=3 * m as i64).map(|k| 2 * ((k + 1) / 3)).collect() } else { vec![0; 3 * m + 1] },
+        res: vec![0; if one_port { 2 * m } else { 0 }],
+        chan_ptr: vec![0; 3 * m + 1],
         chan: Vec::with_capacity(2 * m),
-        cap: Vec::with_capacity(n_stages),
-        needs_recv: Vec::with_capacity(n_stages),
+        cap: vec![f64::INFINITY; 3 * m],
+        needs_recv: [0, 0, 1].repeat(m),
         sender_done: vec![1; m],
         recv_begins: vec![1; m],
         channel_bytes: vec![0.0; pairs.n_channels],
     };
-    t.act_ptr.push(0);
-    t.res_ptr.push(0);
-    t.chan_ptr.push(0);
     let mut pair_bytes = vec![0.0f64; h * h];
-    // step 1: message activities, in id order (the receive's rank is the send's peer), and each pair's bytes
     for (msg, &s) in send_of.iter().enumerate() {
         let (src, dst, size) = (ops.op_rank[s], ops.op_peer[s], ops.op_size[s]);
         let p = rank_host[src as usize] as usize * h + rank_host[dst as usize] as usize;
         pair_bytes[p] += size;
-        t.act_ptr.push(3 * (msg as i64 + 1));
-        t.kind.extend_from_slice(&[DELAY, FLOW, DELAY]);
-        t.amount.extend_from_slice(&[pairs.latency[p], size, 0.0]);
-        t.cap.extend_from_slice(&[f64::INFINITY, pairs.cap[p], f64::INFINITY]);
-        t.needs_recv.extend_from_slice(&[0, 0, 1]);
+        t.amount[3 * msg] = pairs.latency[p];
+        t.amount[3 * msg + 1] = size;
+        t.cap[3 * msg + 1] = pairs.cap[p];
         if one_port {
-            t.res.extend_from_slice(&[3 * src, 3 * dst + 1]);
+            t.res[2 * msg] = 3 * src;
+            t.res[2 * msg + 1] = 3 * dst + 1;
         }
-        let held = t.res.len() as i64;
-        t.res_ptr.extend_from_slice(&[t.res_ptr[3 * msg], held, held]);
+        let before = t.chan.len() as i64;
         t.chan.extend(row(pairs.ptr, pairs.chan, p)?.iter().copied());
         let crossed = t.chan.len() as i64;
-        t.chan_ptr.extend_from_slice(&[t.chan_ptr[3 * msg], crossed, crossed]);
+        t.chan_ptr[3 * msg + 1] = before;
+        t.chan_ptr[3 * msg + 2] = crossed;
+        t.chan_ptr[3 * msg + 3] = crossed;
     }
     // step 2: the computations, in op order
+    for v in [&mut t.act_ptr, &mut t.res_ptr, &mut t.chan_ptr, &mut t.kind, &mut t.res] {
+        v.reserve_exact(computes);
+    }
+    t.amount.reserve_exact(computes);
+    t.cap.reserve_exact(computes);
+    t.needs_recv.reserve_exact(computes);
     let mut act = 3 * m as i64;
     for op in 0..ops.op_rank.len() {
         if ops.op_kind[op] != 2 {

@@ -164,6 +164,8 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         what, fix = _explain(program, model, code, details)
         raise SimulationError(what, fix=fix) from None
     R = len(dense.ranks)
+    for times in (start, end):   # fresh arrays, nobody else's: the trace keeps them rather than a copy
+        times.setflags(write=False)
     rb = np.asarray(resource_busy)
     makespan = float(makespan)
     return SimResult(model=repr(model), makespan=makespan, throughput=_throughput(collective, makespan),
