@@ -71,6 +71,15 @@ def test_the_table_and_busy_times_are_the_python_compile_s(platform, one_port):
     assert_same_table(platform, all_to_all(hosts[:1:-1], ranks=hosts[::-1]), model)
 
 
+def test_programs_without_messages_compile_alike():
+    p = cs.topologies.star(3, speed=(1e9, 2e9), seed=2)
+    assert_same_table(p, cs.ProgramBuilder(p.hosts).build(), Fluid())
+    b = cs.ProgramBuilder(p.hosts)
+    b.compute("h1", [], None, cost=2e9)
+    b.compute("h0", [], None, cost=1e9)
+    assert_same_table(p, b.build(), Fluid())
+
+
 @settings(max_examples=40)
 @given(programs())
 def test_random_programs_compile_alike(case):
