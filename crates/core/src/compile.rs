@@ -171,41 +171,49 @@ fn row<'a>(ptr: &[i64], idx: &'a [i64], p: usize) -> Result<&'a [i64], Unfit> {
 /// reading each receive's rank here would cost a cache miss per message.
 fn match_messages(ops: &Ops) -> Result<(Vec<usize>, usize), Unfit> {
     let (n, r) = (ops.op_rank.len(), ops.n_ranks as i64);
+    // dense ids with a send and a receive each: fewer ids than half the operations, so one pass fills them
+    let mut send_of = vec![usize::MAX; n / 2];
+    let mut received = vec![0u64; (n / 2).div_ceil(64)];
     let (mut sends, mut recvs, mut computes, mut top) = (0usize, 0usize, 0usize, -1i64);
     for op in 0..n {
         let size = ops.op_size[op];
         if !(size.is_finite() && size >= 0.0) || !(0..r).contains(&ops.op_rank[op]) {
             return Err(Unfit("a size or a rank is out of range"));
         }
-        match ops.op_kind[op] {
-            k @ (0 | 1) => {
-                let msg = ops.op_msg[op];
-                if !(0..n as i64).contains(&msg) || !(0..r).contains(&ops.op_peer[op]) {
-                    return Err(Unfit("a message id or a peer is out of range"));
-                }
-                top = top.max(msg);
-                if k == 0 { sends += 1 } else { recvs += 1 }
-            }
-            2 => computes += 1,
-            _ => return Err(Unfit("an operation has an unknown kind")),
+        let kind = ops.op_kind[op];
+        if kind == 2 {
+            computes += 1;
+            continue;
         }
+        let msg = ops.op_msg[op];
+        if !(0..=1).contains(&kind) || !(0..r).contains(&ops.op_peer[op]) || msg < 0 {
+            return Err(Unfit("a kind, a peer or a message id is out of range"));
+        }
+        if msg as usize >= send_of.len() {
+            return Err(Unfit("message ids are not dense with one send and one receive each"));
+        }
+        let msg = msg as usize;
+        if kind == 0 {
+            if send_of[msg] != usize::MAX {
+                return Err(Unfit("a message has two sends or two receives"));
+            }
+            send_of[msg] = op;
+            sends += 1;
+        } else {
+            if received[msg / 64] & (1 << (msg % 64)) != 0 {
+                return Err(Unfit("a message has two sends or two receives"));
+            }
+            received[msg / 64] |= 1 << (msg % 64);
+            recvs += 1;
+        }
+        top = top.max(msg as i64);
     }
+    // as many sends (receives) as ids and no id twice: every id has one of each
     let m = (top + 1) as usize;
     if sends != m || recvs != m {
         return Err(Unfit("message ids are not dense with one send and one receive each"));
     }
-    // as many sends (receives) as ids and no id twice: every id has one of each
-    let mut send_of = vec![usize::MAX; m];
-    let mut received = vec![0u64; m.div_ceil(64)];
-    for op in 0..n {
-        let msg = ops.op_msg[op] as usize;
-        match ops.op_kind[op] {
-            0 if send_of[msg] == usize::MAX => send_of[msg] = op,
-            1 if received[msg / 64] & (1 << (msg % 64)) == 0 => received[msg / 64] |= 1 << (msg % 64),
-            0 | 1 => return Err(Unfit("a message has two sends or two receives")),
-            _ => {}
-        }
-    }
+    send_of.truncate(m);
     Ok((send_of, computes))
 }
 
