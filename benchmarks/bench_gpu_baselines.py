@@ -12,11 +12,12 @@ planning, lowering (with validation) and simulating.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import collsched as cs
 from collsched.algorithms import registry
+
+from _cli import fabric, parser, run
 
 TOTAL = 1e9
 
@@ -48,4 +49,7 @@ def main(fabrics: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["dgx2:2", "ndv2:2", "dgx_a100:2", "mi250:2"])
+    ap = parser(__doc__)
+    ap.add_argument("fabrics", nargs="*", type=fabric, default=["dgx2:2", "ndv2:2", "dgx_a100:2", "mi250:2"],
+                    help="fabrics as name:count (default: %(default)s)")
+    run(main, ap.parse_args().fabrics)

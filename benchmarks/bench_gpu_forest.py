@@ -11,7 +11,6 @@ its steps), the process's max RSS so far and the issue's target.
 from __future__ import annotations
 
 import resource
-import sys
 import time
 from fractions import Fraction
 
@@ -21,11 +20,13 @@ from collsched.algorithms.gpu.capacity import capacity_graph
 from collsched.algorithms.gpu.splitting import split_switches
 from collsched.algorithms.gpu.trees import pack_spanning_trees
 
+from _cli import fabric, parser, run
+
 TARGETS = {16: 0.2, 32: 0.2, 64: 1.0, 256: 10.0}
 DEFAULT = ["dgx2:2", "ndv2:2", "dgx_a100:2", "mi250:2", "mi250:4", "dgx_a100:32"]
 
 
-def run(spec: str) -> None:
+def one_fabric(spec: str) -> None:
     name, size = spec.split(":")
     p = getattr(topologies, name)(int(size))
     n = len(p.hosts)
@@ -52,9 +53,11 @@ def run(spec: str) -> None:
 
 def main(specs: list[str]) -> None:
     for spec in specs or DEFAULT:
-        run(spec)
+        one_fabric(spec)
     print(f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    ap = parser(__doc__)
+    ap.add_argument("fabrics", nargs="*", type=fabric, help=f"fabrics as name:count (default: {' '.join(DEFAULT)})")
+    run(main, ap.parse_args().fabrics)

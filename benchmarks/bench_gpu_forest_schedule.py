@@ -28,12 +28,13 @@ Run: ``.venv/bin/python benchmarks/bench_gpu_forest_schedule.py [--quick]``
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 
 import collsched as cs
 from collsched.algorithms.gpu.plan import makespan_model
 from collsched.algorithms.gpu.series_rate import completion_times, series_rate, steady_count
+
+from _cli import parser, run
 
 FABRICS = {"dgx2(2)": lambda: cs.topologies.dgx2(2), "ndv2(2)": lambda: cs.topologies.ndv2(2),
            "ndv2(4)": lambda: cs.topologies.ndv2(4), "dgx_a100(2)": lambda: cs.topologies.dgx_a100(2),
@@ -118,7 +119,13 @@ def allreduce() -> None:
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv[1:]
-    series_rates()
-    one_allgather(sweep=not quick)
-    allreduce()
+    ap = parser(__doc__)
+    ap.add_argument("--quick", action="store_true", help="skip the chunk sweep")
+    quick = ap.parse_args().quick
+
+    def main() -> None:
+        series_rates()
+        one_allgather(sweep=not quick)
+        allreduce()
+
+    run(main)

@@ -9,13 +9,14 @@ time per grid on 8 clusters.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 
 from collsched.algorithms.hierarchical.inter import HEURISTICS, completion, optimum, schedule
 from collsched.studies.grid_broadcast import random_grids
+
+from _cli import parser, run
 
 TARGET = 60.0
 
@@ -43,5 +44,8 @@ def main(n: int = 50, grids: int = 10_000) -> None:
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:]]
-    main(*args)
+    ap = parser(__doc__)
+    ap.add_argument("clusters", nargs="?", type=int, default=50)
+    ap.add_argument("grids", nargs="?", type=int, default=10_000)
+    args = ap.parse_args()
+    run(main, args.clusters, args.grids)

@@ -14,7 +14,6 @@ building and steps). Target: within 2% of Λ in under 60 s.
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_liquid.py [--quick]``
 """
 
-import sys
 import time
 
 import numpy as np
@@ -24,6 +23,8 @@ from collsched.algorithms.liquid.fallback import heuristic_steps, shortest
 from collsched.algorithms.liquid.traffic import traffic_of
 from collsched.schedules.base import Status
 from collsched.studies.liquid import _canonical, swiss_t1_testbed
+
+from _cli import parser, run
 
 
 def testbed_rows():
@@ -71,6 +72,7 @@ def part2(quick):
 
 
 if __name__ == "__main__":
-    quick = "--quick" in sys.argv
-    part1()
-    part2(quick)
+    ap = parser(__doc__)
+    ap.add_argument("--quick", action="store_true", help="part 2 on an 8x8 fat tree instead of 32x32")
+    quick = ap.parse_args().quick
+    run(lambda: (part1(), part2(quick)))

@@ -9,7 +9,6 @@ planned open-shop makespan over the open-shop bound.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -17,6 +16,8 @@ import numpy as np
 from collsched.algorithms.orderings.listsched import _open_shop_python, greedy_rounds, open_shop_orders
 from collsched.algorithms.orderings.matching import matching_rounds
 from collsched.algorithms.orderings.preemptive import bvn_steps
+
+from _cli import parser, run
 
 
 def _matrix(n: int, seed: int = 0):
@@ -48,4 +49,6 @@ def main(sizes=(256, 1024)) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(int(a) for a in sys.argv[1:]) or (64, 256, 1024))
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, default=[64, 256, 1024], help="N (default: %(default)s)")
+    run(main, tuple(ap.parse_args().sizes))

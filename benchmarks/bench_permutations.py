@@ -18,6 +18,8 @@ from collsched import _core
 from collsched.algorithms.permutations.common import com_matrix, route_resources
 from collsched.algorithms.permutations.samples import random_com, to_alltomany
 
+from _cli import parser, run
+
 
 def median_ms(fn, repeat):
     times = []
@@ -49,4 +51,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    parser(__doc__).parse_args()
+    run(main)

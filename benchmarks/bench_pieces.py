@@ -20,6 +20,8 @@ import os
 import sys
 import time
 
+from _cli import parser, run
+
 SHAPES = ((4, 256, 3000), (4, 4096, 2000), (4, 65536, 300), (8, 262144, 40))
 
 
@@ -92,4 +94,5 @@ if __name__ == "__main__":
             for _ in range(2):
                 _one(MPI.COMM_WORLD, *shape)
         sys.exit(0)
-    main()
+    parser(__doc__).parse_args()
+    run(main)

@@ -11,11 +11,12 @@ it), and validated operations per second. Run:
 
 from __future__ import annotations
 
-import sys
 import time
 
 import collsched as cs
 from collsched.algorithms.baselines.reduce_scatter import direct_program
+
+from _cli import parser, run
 
 
 def measure(n: int) -> tuple[int, int, float, float]:
@@ -37,4 +38,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [16, 64, 256])
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, default=[16, 64, 256], help="N (default: %(default)s)")
+    run(main, ap.parse_args().sizes)

@@ -11,7 +11,6 @@ included, under a minute).
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,6 +18,8 @@ from pathlib import Path
 from collsched.demo import demo, demo_platform
 from collsched.report.gantt import choose_mode
 from collsched.report.html import render_report, write_report
+
+from _cli import parser, run
 
 TARGET = 10.0
 
@@ -43,4 +44,6 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "report.html")
+    ap = parser(__doc__)
+    ap.add_argument("output", nargs="?", type=Path, help="the page to write (default: in a temporary folder)")
+    run(main, ap.parse_args().output or Path(tempfile.mkdtemp()) / "report.html")

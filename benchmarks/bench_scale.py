@@ -31,8 +31,10 @@ import numpy as np
 import collsched as cs
 from collsched.schedules import columns
 
+from _cli import parser, run
 
-def run(argv: list[str]) -> tuple[float, float, int, str]:
+
+def collsched_process(argv: list[str]) -> tuple[float, float, int, str]:
     """Wall seconds, peak resident GB, exit code and standard output of ``collsched argv``."""
     env = dict(os.environ, COLUMNS="200")
     start = time.perf_counter()
@@ -54,7 +56,7 @@ def inputs(folder: Path, name: str, kind: str, params: list[str]) -> tuple[str, 
 
 
 def compare_case(label: str, argv: list[str]) -> None:
-    wall, rss, code, out = run(["compare", *argv])
+    wall, rss, code, out = collsched_process(["compare", *argv])
     # a table row starts with "│" and names its algorithm; a wrapped cell continues on lines whose first cell is blank
     rows = [line for line in out.splitlines() if line.startswith("│") and line[1:].split("│", 1)[0].strip()]
     skipped = sum("skipped" in line for line in rows)
@@ -139,8 +141,7 @@ def columns_case(n: int) -> None:
               f"{min(times['columns']):.2f} s (best of 2), load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
-def main(argv: list[str]) -> None:
-    quick, scipy = "--quick" in argv, "--scipy" in argv
+def main(quick: bool, scipy: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         ft256 = inputs(folder, "ft256", "fat_tree", ["k_leaves=16", "hosts_per_leaf=16"])
@@ -157,4 +158,8 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    ap = parser(__doc__)
+    ap.add_argument("--quick", action="store_true", help="256 hosts only")
+    ap.add_argument("--scipy", action="store_true", help="also time the matching ordering's scipy reference")
+    args = ap.parse_args()
+    run(main, args.quick, args.scipy)

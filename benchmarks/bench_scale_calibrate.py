@@ -14,7 +14,6 @@ Run: ``PYTHONPATH=python python benchmarks/bench_scale_calibrate.py [n ...]`` (d
 from __future__ import annotations
 
 import math
-import sys
 import time
 
 import numpy as np
@@ -22,6 +21,8 @@ import numpy as np
 import collsched as cs
 from collsched.algorithms import registry
 from collsched.compare import compare
+
+from _cli import parser, run
 
 
 def collective_of(kind: str, hosts: tuple[str, ...]):
@@ -90,4 +91,6 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, default=[32, 64, 128], help="n (default: %(default)s)")
+    run(main, ap.parse_args().sizes)

@@ -8,12 +8,12 @@ Run: ``.venv/bin/python benchmarks/bench_simulate_oneport.py [N ...]``.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import collsched as cs
 from collsched import _core
 from collsched.simulation.compile import Context
+from _cli import parser, run
 from programs import caterpillar
 
 
@@ -43,4 +43,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [256, 1024])
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, default=[256, 1024], help="N (default: %(default)s)")
+    run(main, ap.parse_args().sizes)

@@ -6,8 +6,10 @@ Cases (issue 4): scatter on Tiers-like platforms of about 30, 100, 300 and
 star. Per case it prints the LP size, the status, and where the time goes:
 
 * build: LP construction (Python) and handing it to HiGHS;
-* solve: HiGHS;
-* recovery: the exact basic solution and duals, in rationals;
+* solve: HiGHS (for the reduce: on the restricted LPs of its reduction
+  trees, with the trees' pricing in floats, ``tree_pricing.py``);
+* recovery: the exact basic solution and duals, in rationals (for the
+  reduce: the restricted LP's, and the dual completed to the whole LP);
 * certificate: the exact primal, dual and gap checks;
 * decomposition: paths (scatter, all-to-all) or reduction trees;
 * colouring: the weighted edge colouring (Rust core);

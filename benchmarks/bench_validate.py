@@ -7,10 +7,11 @@ per second. Run: ``.venv/bin/python benchmarks/bench_validate.py [N ...]``.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import collsched as cs
+
+from _cli import parser, run
 
 
 def measure(n: int) -> tuple[int, float, float]:
@@ -32,4 +33,6 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [64, 256, 512])
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, default=[64, 256, 512], help="N (default: %(default)s)")
+    run(main, ap.parse_args().sizes)

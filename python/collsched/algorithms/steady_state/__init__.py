@@ -6,7 +6,8 @@ direction its own capacity (GPU fabrics; :func:`.lp_alltoall.port_rows`).
 
 Modules: :mod:`.exact` (HiGHS, exact rational recovery, certificate),
 :mod:`.lp_alltoall` (SSPA2A; SSSP, the scatter LP, is its one-source case),
-:mod:`.lp_reduce` (SSR), :mod:`.lp_reducescatter` (N reduces, and N
+:mod:`.lp_reduce` (SSR; its canonical stages priced by reduction trees in
+:mod:`.tree_pricing`), :mod:`.lp_reducescatter` (N reduces, and N
 broadcasts for an AllReduce), :mod:`.lp_broadcast` (series of broadcasts
 and all-gathers, tree packing), :mod:`.periodic` (period, weighted edge
 colouring, slots, the variant without split messages, lowering), :mod:`.trees` (FIND_TREE /

@@ -25,8 +25,10 @@ solutions are the feasible ``x`` that are zero on every column of positive
 reduced cost ``(A^T y - c)_j > 0``, so those columns are held at zero
 (only bounds and costs change: the small LPs warm-start the simplex from the
 previous basis, the large ones run interior point and crossover again, much
-faster there than the simplex)
-and every stage is certified exactly like the first.
+faster there than the simplex; the reduce LP instead solves each stage on
+the columns of a few reduction trees, :mod:`.tree_pricing`, and completes
+its dual to the whole LP)
+and every stage is certified exactly like the first, on the whole LP.
 
 **Uniqueness** is proven, not assumed: when the columns left free (not held
 at zero) are linearly independent (an exact rank computation: singleton
@@ -60,6 +62,7 @@ busy time ``2 x0 + x1`` picks ``x1 = 1``:
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import time
 import zlib
@@ -76,7 +79,7 @@ __all__ = ["solve_canonical", "tie_break_weights", "independent", "TIE_BREAKS"]
 TIE_BREAKS = 3
 
 
-def tie_break_weights(names: list, stage: int) -> dict:
+def tie_break_weights(names: list, stage: int, columns=None) -> dict:
     """The generic weights ``ρ_j`` of tie-break ``stage``: integers in ``[1000, 2000)`` from a CRC-32 of the name.
 
     Stable across runs, processes and Python versions (unlike :func:`hash`).
@@ -87,6 +90,8 @@ def tie_break_weights(names: list, stage: int) -> dict:
         The LP's column names.
     stage : int
         The tie-break's number (each gets its own weights).
+    columns : iterable of int, optional
+        Only these columns (default all).
 
     Returns
     -------
@@ -98,10 +103,12 @@ def tie_break_weights(names: list, stage: int) -> dict:
     >>> tie_break_weights([("send", "a", "b", 0)], 1)
     {0: 1031}
     """
-    return {j: 1000 + zlib.crc32(repr((stage, name)).encode()) % 1000 for j, name in enumerate(names)}
+    if columns is None:
+        columns = range(len(names))
+    return {j: 1000 + zlib.crc32(repr((stage, names[j])).encode()) % 1000 for j in columns}
 
 
-def independent(rows: list, cols) -> bool:
+def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
     """Whether the columns ``cols`` of the sparse matrix ``rows`` are linearly independent, exactly.
 
     Singleton peeling first (a column or a row with one entry left is a
@@ -113,6 +120,9 @@ def independent(rows: list, cols) -> bool:
         ``{column: Fraction}`` per row.
     cols : iterable
         The columns to test.
+    sparse : SparseLP, optional
+        The same matrix as coordinate arrays: its entries on ``cols`` are
+        then selected at once instead of row by row.
 
     Returns
     -------
@@ -133,13 +143,24 @@ def independent(rows: list, cols) -> bool:
     (True, False)
     """
     cols = set(cols)
+    if sparse is not None:
+        on = np.zeros(sparse.shape[1], bool)
+        on[list(cols)] = True
+        sel = np.flatnonzero(on[sparse.col])  # row-major, as the loop below
+        if len(cols) > len(np.unique(sparse.row[sel])):  # more columns than rows: dependent, without the dicts
+            return False
     col_rows: dict = {c: {} for c in cols}
     row_cols: dict = {}
-    for i, r in enumerate(rows):
-        for c, a in r.items():
-            if c in cols and a:
-                col_rows[c][i] = a
-                row_cols.setdefault(i, set()).add(c)
+    if sparse is not None:
+        for i, c, a in zip(sparse.row[sel].tolist(), sparse.col[sel].tolist(), sparse.exact[sel]):
+            col_rows[c][i] = a
+            row_cols.setdefault(i, set()).add(c)
+    else:
+        for i, r in enumerate(rows):
+            for c, a in r.items():
+                if c in cols and a:
+                    col_rows[c][i] = a
+                    row_cols.setdefault(i, set()).add(c)
     if len(cols) > len(row_cols):
         return False
     # peeling: a column (row) with a single entry left is independent of the rest through that row (column)
@@ -198,7 +219,7 @@ def independent(rows: list, cols) -> bool:
     return True
 
 
-def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) -> LPSolution:
+def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, pricing=None) -> LPSolution:
     """Solve ``lp`` exactly and return its canonical optimum (module docstring: TP, busy time, tie-breaks).
 
     Parameters
@@ -209,6 +230,9 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
         ``{column: seconds per unit}``: the busy time minimised in step 2.
     time_limit : float
         Seconds for each HiGHS run.
+    pricing : TreePricing, optional
+        Solves each stage by column generation (:mod:`.tree_pricing`, the
+        reduce LP); a stage it cannot finish runs on the whole LP in HiGHS.
 
     Returns
     -------
@@ -234,37 +258,67 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0) 
     >>> sol.objective, sorted([sol.x[a], sol.x[b]]), sol.unique, [name for name, _ in sol.stages]
     (Fraction(1, 1), [Fraction(0, 1), Fraction(1, 1)], True, ['throughput', 'busy time', 'tie-break 1'])
     """
-    sparse = SparseLP(lp)  # the matrix once, for every stage's HiGHS model and certificate
-    h, t_input = _highs(lp, time_limit, sparse)
-    first = _run(lp, h, {"input": t_input}, sparse=sparse)
+    sparse = pricing.sparse if pricing is not None else SparseLP(lp)  # the matrix once, for every stage
+    highs: list = []  # [HiGHS instance, columns already held at zero in it], built when a stage first needs it
+    n = len(lp.names)
+
+    def run(stage_lp: LinearProgram, fixed: frozenset, support, timings: dict, duals: bool = False) -> LPSolution:
+        """One stage: by pricing when given (None if it cannot finish), else HiGHS on the whole LP; ``y`` only if
+        ``duals`` when priced (only the first stage's is returned)."""
+        if pricing is not None:
+            sol = pricing.stage(stage_lp, fixed, support, time_limit=time_limit, duals=duals)
+            if sol is not None:
+                return dataclasses.replace(sol, timings={k: timings.get(k, 0.0) + sol.timings.get(k, 0.0)
+                                                         for k in set(timings) | set(sol.timings)})
+        if not highs:
+            h, t_input = _highs(lp, time_limit, sparse)
+            highs[:] = [h, set()]
+            timings = dict(timings, input=timings.get("input", 0.0) + t_input)
+        h, held = highs
+        new = sorted(fixed - held)
+        if new:
+            idx = np.array(new, dtype=np.int32)
+            h.changeColsBounds(len(idx), idx, np.zeros(len(idx)), np.zeros(len(idx)))
+            held.update(new)
+        h.changeColsCost(n, np.arange(n, dtype=np.int32),
+                         np.array([float(stage_lp.objective.get(j, 0)) for j in range(n)]))
+        return _run(stage_lp, h, timings, fixed, sparse)
+
+    first = run(lp, frozenset(), (), {}, duals=True)
     if first.status is not Status.OPTIMAL:
         return first
     timings = dict(first.timings)
     t_stages = time.perf_counter()
-    n = len(lp.names)
 
-    def stage_objective(k: int) -> tuple:  # built only when needed (the first optimum is often proven unique)
+    negated: dict = {}  # few distinct busy times (a size times a link's cost): each negated once
+
+    def stage_objective(k: int, free: list) -> tuple:  # built only when needed, on the columns not held at zero
         if k == 0:
-            return "busy time", {j: -(v if type(v) is Fraction else Fraction(v)) for j, v in busy.items() if v}
-        return f"tie-break {k}", {j: -Fraction(v) for j, v in tie_break_weights(lp.names, k).items()}
+            out = {}
+            for j in free:
+                v = busy.get(j)
+                if v:
+                    minus = negated.get(id(v))
+                    if minus is None:
+                        minus = negated[id(v)] = -(v if type(v) is Fraction else Fraction(v))
+                    out[j] = minus
+            return "busy time", out
+        return f"tie-break {k}", {j: -v for j, v in tie_break_weights(lp.names, k, free).items()}  # exact integers
 
     stages = [("throughput", first.objective)]
-    sol, stage_lp, fixed = first, lp, set()
+    sol, fixed = first, set()
     unique = False
+    free = list(range(n))
     for k in range(TIE_BREAKS + 2):
-        positive = np.flatnonzero(np.fromiter((d > 0 for d in sol.reduced), bool, n))  # exact: the certificate's
-        new = [j for j in positive.tolist() if j not in fixed]  # zero at every optimum of this stage
-        fixed.update(new)
-        unique = independent(lp.rows, (j for j in range(n) if j not in fixed))
+        reduced = sol.reduced
+        fixed.update(j for j in free if reduced[j] > 0)  # exact, the certificate's: zero at every optimum of this stage
+        free = [j for j in free if j not in fixed]
+        unique = independent(lp.rows, free, sparse)
         if unique or k == TIE_BREAKS + 1:
             break
-        name, objective = stage_objective(k)
+        name, objective = stage_objective(k, free)
         stage_lp = LinearProgram(lp.names, lp.rows, lp.rhs, objective)
-        if new:
-            idx = np.array(sorted(new), dtype=np.int32)
-            h.changeColsBounds(len(idx), idx, np.zeros(len(idx)), np.zeros(len(idx)))
-        h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array([float(objective.get(j, 0)) for j in range(n)]))
-        nxt = _run(stage_lp, h, timings, frozenset(fixed), sparse)
+        nxt = run(stage_lp, frozenset(fixed), [j for j, v in enumerate(sol.x) if v], timings)
         timings = dict(nxt.timings)
         if nxt.status is not Status.OPTIMAL:
             stages.append((name, f"{nxt.status.value}: {nxt.highs_status}"))

@@ -162,7 +162,9 @@ class LPSolution:
     recovery : str
         How the exact values were found: ``"rounded"`` (HiGHS's floats read
         as nearby fractions, then certified) or ``"basis"`` (the optimal
-        basis system solved in rationals, then certified).
+        basis system solved in rationals, then certified); for a stage
+        priced by reduction trees (:mod:`.tree_pricing`), how the restricted
+        LP's values were found.
     timings : dict
         Seconds spent passing the LP to HiGHS (``input``), in HiGHS
         (``solve``), recovering the exact basic solution and duals
@@ -178,8 +180,9 @@ class LPSolution:
         :func:`~.canonical.solve_canonical` (empty from :func:`solve`).
     reduced : numpy object array of flint.fmpq
         The reduced costs ``A^T y - c`` of the certificate, exact (empty
-        unless certified): the optimal solutions are the feasible ``x`` that
-        are zero wherever it is positive. Not compared by ``==`` (``x``,
+        unless certified; zero on the columns the stage held at zero): the
+        optimal solutions are the feasible ``x`` that are zero wherever it
+        is positive. Not compared by ``==`` (``x``,
         ``y`` and ``objective`` determine it).
 
     Examples
@@ -376,6 +379,8 @@ class SparseLP:
         Per nonzero, the coefficient.
     floats : float64 array
         Per nonzero, the coefficient as a double (:func:`_as_float`'s checks).
+    unit : int8 array
+        Per nonzero, 1 or -1 where the coefficient is exactly that, else 0.
     rhs : object array of flint.fmpq
     shape : (rows, columns)
 
@@ -400,19 +405,41 @@ class SparseLP:
         self.row = np.repeat(np.arange(m, dtype=np.int64), counts)
         self.col = np.fromiter((j for r in lp.rows for j in r), np.int64, int(counts.sum()))
         # few distinct coefficient objects (±1 are shared, a row's sizes and costs often are): convert each once
-        seen: dict = {}
+        # (the objects are alive in lp.rows, so their ids are distinct); each entry points at its object's number
         coefs = [a for r in lp.rows for a in r.values()]
-        for a in coefs:
-            if id(a) not in seen:
-                seen[id(a)] = (_fmpq(a), _float_or_nan(a))
-        self.exact = np.empty(len(coefs), dtype=object)
-        self.exact[:] = [seen[id(a)][0] for a in coefs]
-        self.floats = np.fromiter((seen[id(a)][1] for a in coefs), np.float64, len(coefs))
+        ids: dict = {}
+        key = np.fromiter((ids.setdefault(id(a), len(ids)) for a in coefs), np.int64, len(coefs))
+        first = np.unique(key, return_index=True)[1]  # numbered in order of first appearance
+        distinct = [coefs[k] for k in first.tolist()]
+        exact = np.empty(len(distinct), dtype=object)
+        exact[:] = [_fmpq(a) for a in distinct]
+        self.exact = exact[key]
+        self.floats = np.array([_float_or_nan(a) for a in distinct], np.float64)[key]
+        self.unit = np.array([1 if a == 1 else -1 if a == -1 else 0 for a in distinct], np.int8)[key]  # ±1 exactly
         bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             _as_float(coefs[k], lp.names[int(self.col[k])])  # raises, naming the column
         self.rhs = _fmpq_array(lp.rhs)
+
+    def times(self, entries: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``exact[entries] * values`` (object array), without multiplying where the coefficient is ±1.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y")
+        >>> _ = lp.row({x: -1, y: Fraction(1, 3)}, 1)
+        >>> [str(v) for v in SparseLP(lp).times(np.arange(2), _fmpq_array([3, 3]))]
+        ['-3', '1']
+        """
+        out = np.empty(len(entries), dtype=object)
+        u = self.unit[entries]
+        plus, minus = u == 1, u == -1
+        out[plus] = values[plus]
+        out[minus] = -values[minus]
+        rest = ~(plus | minus)
+        out[rest] = self.exact[entries[rest]] * values[rest]
+        return out
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(start, index, value)``: the matrix column-wise in doubles, rows increasing within a column.
@@ -434,6 +461,8 @@ def _fmpq(a):
     """An exact rational (int, Fraction or fmpq) as a :class:`flint.fmpq`."""
     if type(a) is Fraction:
         return flint.fmpq(a.numerator, a.denominator)
+    if type(a) is int:
+        return flint.fmpq(a)
     if isinstance(a, flint.fmpq):
         return a
     a = Fraction(a)
@@ -454,6 +483,14 @@ def _fraction_of(q) -> Fraction:
     if d == 1:
         return _ONE if p == 1 else _MINUS_ONE if p == -1 else Fraction(p)
     return Fraction(p, d)
+
+
+def _fractions_of(a: np.ndarray) -> list:
+    """An fmpq array as a list of :class:`fractions.Fraction`, converting only the nonzero entries (0 shared)."""
+    out = [_ZERO] * len(a)
+    for i in np.flatnonzero(_nonzero(a)).tolist():
+        out[i] = _fraction_of(a[i])
+    return out
 
 
 def _float_or_nan(a) -> float:
@@ -596,7 +633,7 @@ def _optimal(x, y, cost, reduced, message: str, obj: float, timings: dict, recov
              t2: float) -> LPSolution:
     """The certified solution, in Fractions, with the recovery and certificate times added."""
     objective = _fraction_of(_dot(cost, x))
-    xs, ys = [_fraction_of(v) for v in x], [_fraction_of(v) for v in y]
+    xs, ys = _fractions_of(x), _fractions_of(y)
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
     return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced)
@@ -664,9 +701,11 @@ def _row_sums(keys: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
 
 def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset()) -> bool:
     """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly."""
-    if any(v < 0 for v in x) or any(x[j] for j in fixed):
+    nonzero = _nonzero(x)
+    nz = np.flatnonzero(nonzero)
+    if any(v < 0 for v in x[nz]) or any(nonzero[j] for j in fixed):
         return False
-    on = np.flatnonzero(_nonzero(x)[sparse.col])  # row-major: the row keys stay sorted
+    on = np.flatnonzero(nonzero[sparse.col])  # row-major: the row keys stay sorted
     ax = _row_sums(sparse.row[on], sparse.exact[on] * x[sparse.col[on]], sparse.shape[0])
     return all(a == b for a, b in zip(ax.tolist(), sparse.rhs.tolist()))
 
@@ -675,7 +714,8 @@ def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP 
     """``A^T y - c`` (fmpq array) when ``(x, y)`` is an exact certificate of optimality, else None.
 
     Columns in ``fixed`` are held at zero (upper bound 0): they must be zero
-    in ``x`` and their reduced cost may have any sign. ``x`` and ``y`` are
+    in ``x`` and their reduced cost may have any sign (it is not computed:
+    zero in the array returned). ``x`` and ``y`` are
     sequences of exact rationals (Fraction or fmpq).
     """
     sparse = SparseLP(lp) if sparse is None else sparse
@@ -685,11 +725,12 @@ def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP 
     cost = _fmpq_array([lp.objective.get(j, 0) for j in range(n)]) if cost is None else cost
     if not _primal_feasible(sparse, x, fixed):
         return None
-    on = np.flatnonzero(_nonzero(y)[sparse.row])
-    order = on[np.argsort(sparse.col[on], kind="stable")]
-    reduced = _row_sums(sparse.col[order], sparse.exact[order] * y[sparse.row[order]], n) - cost
     free = np.ones(n, bool)
     free[list(fixed)] = False
+    on = np.flatnonzero(_nonzero(y)[sparse.row] & free[sparse.col])  # a held column's reduced cost is not needed
+    order = on[np.argsort(sparse.col[on], kind="stable")]
+    reduced = _row_sums(sparse.col[order], sparse.times(order, y[sparse.row[order]]), n) - cost
+    reduced[~free] = _ZERO_Q
     if any(d < 0 for d in reduced[free]):
         return None
     return reduced if _dot(cost, x) == _dot(sparse.rhs, y) else None

@@ -49,8 +49,9 @@ import networkx as nx
 
 from ...schedules.base import Status
 from .canonical import solve_canonical
-from .exact import LinearProgram, LPSolution, SteadyStateError
+from .exact import LinearProgram, LPSolution, SparseLP, SteadyStateError
 from .lp_alltoall import Network, check_ports, network, port_rows
+from .tree_pricing import TreePricing
 
 __all__ = ["ReduceSolution", "solve_reduce", "reduce_lp", "reduce_rows", "finish_rows"]
 
@@ -165,6 +166,7 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
             j = scol[(e[0], e[1], k, m)] = lp.column(("send", *tag, e[0], e[1], k, m))
             busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
     ccol: dict = {}
+    task_cost: dict = {}  # (k, l, m) -> cost, asked once for every host
     for i in platform.hosts:
         weights: dict = {}  # task cost -> seconds on i: few distinct costs, each divided once
         speed = net.speed[i]
@@ -172,32 +174,51 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
             for m in range(k + 1, N + 1):
                 for l in range(k, m):
                     j = ccol[(i, k, l, m)] = lp.column(("cons", *tag, i, k, l, m))
-                    cost = reduce.task_cost_of(k, l, m)
+                    cost = task_cost.get((k, l, m))
+                    if cost is None:
+                        cost = task_cost[(k, l, m)] = reduce.task_cost_of(k, l, m)
                     w = weights.get(cost)
                     if w is None:
                         w = weights[cost] = Fraction(cost) / speed
                     if w:
                         compute.setdefault(i, {})[j] = w
+    # the conservation rows, on plain lists: send_of[interval][edge] and a host's first task column plus the
+    # task's offset (its tasks are numbered k, m, l as above) stand for the dictionaries' tuple keys
+    edge_no = {e: t for t, e in enumerate(net.edges)}
+    send_of = [[scol.get((u, v, k, m)) for u, v in net.edges] for k, m in intervals]
+    offset: dict = {}
+    for k in range(N + 1):
+        for m in range(k + 1, N + 1):
+            for l in range(k, m):
+                offset[(k, l, m)] = len(offset)
+    first = {i: ccol[(i, 0, 0, 1)] for i in platform.hosts} if N >= 1 else {}
+    produce = [[offset[(k, l, m)] for l in range(k, m)] for k, m in intervals]  # T(k,l,m) makes [k..m]
+    consume = [[offset[(k, m, n)] for n in range(m + 1, N + 1)] + [offset[(n, k - 1, m)] for n in range(0, k)]
+               for k, m in intervals]  # [k..m] is the left, then the right operand
     for i in net.nodes:
-        ins, outs = net.in_edges[i], net.out_edges[i]
-        for k, m in intervals:
+        ins = [edge_no[e] for e in net.in_edges[i]]
+        outs = [edge_no[e] for e in net.out_edges[i]]
+        base = first.get(i)
+        for t, (k, m) in enumerate(intervals):
             if k == m and i == hosts_of[k]:
                 continue
             # +1 for what enters (received, or combined here into [k..m]), -1 for what leaves (sent, or combined
             # here into a larger interval)
-            terms = [scol.get((u, v, k, m)) for u, v in ins]
-            signs = [1] * len(terms)
-            terms += [scol.get((u, v, k, m)) for u, v in outs]
-            terms += [ccol.get((i, k, l, m)) for l in range(k, m)]
-            signs += [-1] * (len(terms) - len(signs) - (m - k)) + [1] * (m - k)
-            more = [ccol.get((i, k, m, n)) for n in range(m + 1, N + 1)] + [ccol.get((i, n, k - 1, m))
-                                                                          for n in range(0, k)]
-            terms += more
-            signs += [-1] * len(more)
+            sends = send_of[t]
             coefs: dict = {}
-            for j, sign in zip(terms, signs):
+            for e in ins:
+                j = sends[e]
                 if j is not None:
-                    coefs[j] = coefs.get(j, 0) + sign
+                    coefs[j] = coefs.get(j, 0) + 1
+            for e in outs:
+                j = sends[e]
+                if j is not None:
+                    coefs[j] = coefs.get(j, 0) - 1
+            if base is not None:
+                for o in produce[t]:
+                    coefs[base + o] = coefs.get(base + o, 0) + 1
+                for o in consume[t]:
+                    coefs[base + o] = coefs.get(base + o, 0) - 1
             if (k, m) == (0, N) and i == target:
                 coefs[tp] = Fraction(-1)
             if coefs:
@@ -261,7 +282,8 @@ def solve_reduce(platform, reduce, *, ports: str = "one", time_limit: float = 60
     Fraction(1, 2)
     """
     lp, tp, scol, ccol, seconds, net, hosts_of, target = _build(platform, reduce, check_ports(ports))
-    sol = solve_canonical(lp, seconds, time_limit=time_limit)
+    pricing = TreePricing(lp, SparseLP(lp), scol, ccol, net, hosts_of, target, tp)  # reduction trees (issue 17)
+    sol = solve_canonical(lp, seconds, time_limit=time_limit, pricing=pricing)
     if sol.status is not Status.OPTIMAL:
         return ReduceSolution(Fraction(0), {}, {}, sol, lp.size, net, hosts_of, target)
     if sol.objective == 0:
