@@ -340,24 +340,21 @@ def main_phases(sizes: list[int], repeat: int) -> None:
 
 
 def arguments(argv: list[str]):
-    import argparse
+    """The options (``--help`` prints the module docstring; a bad one is the usage and one line, exit 2)."""
+    from _cli import parser
 
-    parser = argparse.ArgumentParser(
-        prog="bench_simulate_fluid.py",
-        description="Fluid model at scale, against SimGrid's engine alone: all-to-all of 1 MB messages on a star "
-                    "and a two-level fat tree, everything in flight or each sender in sequence (see the module "
-                    "docstring for what each figure includes).")
-    parser.add_argument("sizes", nargs="*", type=int, metavar="N", help="numbers of hosts (default: 64 128 256 1024; "
-                        "a multiple of 16 for the fat tree)")
-    parser.add_argument("--repeat", type=int, default=3, metavar="K", help="best of K runs (default 3)")
-    parser.add_argument("--phases", action="store_true",
-                        help="print the best time of each phase of cs.simulate instead (no SimGrid)")
-    args = parser.parse_args(argv)
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, metavar="N",
+                    help="numbers of hosts (default: 64 128 256 1024; a multiple of 16 for the fat tree)")
+    ap.add_argument("--repeat", type=int, default=3, metavar="K", help="best of K runs (default 3)")
+    ap.add_argument("--phases", action="store_true",
+                    help="print the best time of each phase of cs.simulate instead (no SimGrid)")
+    args = ap.parse_args(argv)
     if args.repeat < 1:
-        parser.error(f"--repeat {args.repeat}: give a number of runs >= 1")
+        ap.error(f"--repeat {args.repeat}: give a number of runs >= 1")
     bad = [n for n in args.sizes if n < 16 or n % 16]
     if bad:
-        parser.error(f"N = {bad[0]}: give a multiple of 16, at least 16 (the fat tree has N / 16 leaves of 16 hosts)")
+        ap.error(f"N = {bad[0]}: give a multiple of 16, at least 16 (the fat tree has N / 16 leaves of 16 hosts)")
     return args
 
 
@@ -371,5 +368,7 @@ if __name__ == "__main__":
         else:
             print(json.dumps(simgrid(topology, int(n), mode, extra)))
     else:
+        from _cli import run
+
         options = arguments(sys.argv[1:])
-        (main_phases if options.phases else main)(options.sizes or [64, 128, 256, 1024], options.repeat)
+        run(main_phases if options.phases else main, options.sizes or [64, 128, 256, 1024], options.repeat)
