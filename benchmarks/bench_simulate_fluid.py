@@ -50,10 +50,15 @@ on all four cases with the same makespan (1e-9); N = 1024 under 1 s.
 
 With ``--phases``, prints instead the best time of each phase of
 ``cs.simulate`` (checking the program, routing its pairs, compiling the
-stage table, the Rust core, the results) and of the whole call; ``check``
-to ``results`` add up to about ``whole``.
+stage table, the Rust core, the results), of the whole call, and of the
+whole call less its Rust core (``front``, the core timed inside the same
+call); ``check`` to ``results`` add up to about ``whole``. The phases are
+those of the package imported: with a package before the core's compile
+of the Fluid table (``collsched.simulation.fluid_core``), the Python
+compile's; so one script measures main and a branch (``PYTHONPATH``).
 
-Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--repeat K] [N ...]``.
+Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--repeat K] [N ...]``
+(``--help`` says the same).
 """
 
 from __future__ import annotations
@@ -102,7 +107,8 @@ def ours(topology: str, n: int, mode: str, repeat: int) -> dict:
 
 
 def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
-    """Best time of each phase of ``cs.simulate`` (the steps of its body, called one by one) and of the whole call."""
+    """Best time of each phase of ``cs.simulate`` (the steps of its body, called one by one), of the whole call,
+    and of the whole call less its Rust core (``front``: the core timed inside that call)."""
     import collsched as cs
     from collsched import _core
     from collsched import simulation as sim
@@ -112,6 +118,7 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
     p, program = case(topology, n, mode)
     model = cs.models.Fluid()
     best: dict[str, float] = {}
+    in_core = getattr(sim, "fluid_stages", None)   # None: a package before the core's compile (main's, say)
 
     def timed(name, f):
         start = time.perf_counter()
@@ -119,14 +126,48 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
         best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
         return out
 
+    def run(dense, table):
+        return _core.simulate(len(dense.ranks), *sim._columns(dense), *table.arrays(), table.n_resources,
+                              table.capacities, tie="fixed")
+
+    core_time = [0.0]
+    engine = _core.simulate
+
+    def timed_engine(*args, **kw):
+        start = time.perf_counter()
+        try:
+            return engine(*args, **kw)
+        finally:
+            core_time[0] = time.perf_counter() - start
+
     for _ in range(repeat):
-        dense = timed("check", lambda: sim._checked(program, model))
-        ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
-        table = timed("compile", lambda: model._compile(ctx))
-        out = timed("core", lambda: _core.simulate(
-            len(dense.ranks), *sim._columns(dense), *table.arrays(), table.n_resources, table.capacities, tie="fixed"))
-        timed("results", lambda: (ctx.link_busy(), Trace.of_program(program, out[0], out[1])))
-        timed("whole", lambda: cs.simulate(p, program, model=model))
+        if in_core is None:
+            dense = timed("check", lambda: sim._checked(program, model))
+            ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
+            table = timed("compile", lambda: model._compile(ctx))
+            out = timed("core", lambda: run(dense, table))
+            timed("results", lambda: (ctx.link_busy(), Trace.of_program(program, out[0], out[1])))
+            del ctx
+        else:
+            from collsched.simulation.fluid_core import host_pairs
+
+            timed("check", lambda: sim._check_ranks(p, program, model))
+            timed("routes", lambda: host_pairs(p))
+            table, _ = timed("compile", lambda: in_core(p, program, model))
+            out = timed("core", lambda: run(program, table))
+            for times in out[:2]:   # as cs.simulate does: the trace keeps the core's fresh times
+                times.setflags(write=False)
+            timed("results", lambda: Trace.of_program(program, out[0], out[1]))
+        del table, out
+        _core.simulate = timed_engine
+        try:
+            start = time.perf_counter()
+            cs.simulate(p, program, model=model)
+            whole = time.perf_counter() - start
+        finally:
+            _core.simulate = engine
+        best["whole"] = min(best.get("whole", float("inf")), whole)
+        best["front"] = min(best.get("front", float("inf")), whole - core_time[0])
     return best
 
 
@@ -276,8 +317,18 @@ def main(sizes: list[int], repeat: int) -> None:
 
 
 def main_phases(sizes: list[int], repeat: int) -> None:
+    from collsched import simulation as sim
+
     print(f"load average before: {load()}; best of {repeat} runs of each phase of cs.simulate (seconds)")
-    cols = ("check", "routes", "compile", "core", "results", "whole")
+    if getattr(sim, "fluid_stages", None) is None:
+        print("phases: check = _checked, routes = Context and its routes, compile = Fluid._compile, "
+              "core = _core.simulate, results = link_busy and the Trace")
+    else:
+        print("phases: check = _check_ranks, routes = the platform's host pairs (kept on it after the first call), "
+              "compile = fluid_core.fluid_stages (the core's compile, which also sums the links' bytes), "
+              "core = _core.simulate, results = the Trace")
+    print("front = whole less the core, timed inside the same call (its best over the runs)")
+    cols = ("check", "routes", "compile", "core", "results", "whole", "front")
     print(f"{'topology':<9} {'N':>5} {'mode':<11} " + " ".join(f"{c:>8}" for c in cols))
     for topology in TOPOLOGIES:
         for n in sizes:
@@ -286,6 +337,25 @@ def main_phases(sizes: list[int], repeat: int) -> None:
                 cells = f"error: {r['error']}" if "error" in r else " ".join(f"{r[c]:>8.4f}" for c in cols)
                 print(f"{topology:<9} {n:>5} {mode:<11} {cells}", flush=True)
     print(f"load average after: {load()}")
+
+
+def arguments(argv: list[str]):
+    """The options (``--help`` prints the module docstring; a bad one is the usage and one line, exit 2)."""
+    from _cli import parser
+
+    ap = parser(__doc__)
+    ap.add_argument("sizes", nargs="*", type=int, metavar="N",
+                    help="numbers of hosts (default: 64 128 256 1024; a multiple of 16 for the fat tree)")
+    ap.add_argument("--repeat", type=int, default=3, metavar="K", help="best of K runs (default 3)")
+    ap.add_argument("--phases", action="store_true",
+                    help="print the best time of each phase of cs.simulate instead (no SimGrid)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error(f"--repeat {args.repeat}: give a number of runs >= 1")
+    bad = [n for n in args.sizes if n < 16 or n % 16]
+    if bad:
+        ap.error(f"N = {bad[0]}: give a multiple of 16, at least 16 (the fat tree has N / 16 leaves of 16 hosts)")
+    return args
 
 
 if __name__ == "__main__":
@@ -298,11 +368,7 @@ if __name__ == "__main__":
         else:
             print(json.dumps(simgrid(topology, int(n), mode, extra)))
     else:
-        args = sys.argv[1:]
-        k, split = 3, False
-        while args[:1] in (["--repeat"], ["--phases"]):
-            if args[0] == "--phases":
-                split, args = True, args[1:]
-            else:
-                k, args = int(args[1]), args[2:]
-        (main_phases if split else main)([int(a) for a in args] or [64, 128, 256, 1024], k)
+        from _cli import run
+
+        options = arguments(sys.argv[1:])
+        run(main_phases if options.phases else main, options.sizes or [64, 128, 256, 1024], options.repeat)

@@ -81,6 +81,35 @@ def program_well_formed(
     False does not say what is wrong: the caller finds the fault itself.
     """
 
+def fluid_stages(
+    n_ranks: int,
+    op_rank: npt.NDArray[np.int64],
+    op_kind: npt.NDArray[np.int64],
+    op_peer: npt.NDArray[np.int64],
+    op_msg: npt.NDArray[np.int64],
+    op_size: npt.NDArray[np.float64],
+    rank_host: npt.NDArray[np.int64],
+    speed: npt.NDArray[np.float64],
+    n_hosts: int,
+    pair_ptr: npt.NDArray[np.int64],
+    pair_chan: npt.NDArray[np.int64],
+    pair_latency: npt.NDArray[np.float64],
+    pair_cap: npt.NDArray[np.float64],
+    busy_ptr: npt.NDArray[np.int64],
+    busy_chan: npt.NDArray[np.int64],
+    n_channels: int,
+    *,
+    one_port: bool,
+) -> tuple[list[npt.NDArray[np.int64]], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.uint8],
+           npt.NDArray[np.float64]] | None:
+    """A program's Fluid stage table from the routes of every host pair (``collsched.simulation.fluid_core``).
+
+    Returns ``(ints, amount, cap, needs_recv, channel_bytes)``, ``ints`` being
+    act_ptr, kind, res_ptr, res, chan_ptr, chan, sender_done, recv_begins; or
+    None when the program or the pair table does not fit (the caller then
+    compiles the slow way, which names the fault). The GIL is released.
+    """
+
 def shortest_path_trees(
     ptr: npt.NDArray[np.int64],
     node: npt.NDArray[np.int64],

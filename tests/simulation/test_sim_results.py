@@ -34,6 +34,22 @@ def test_trace_columns_are_frozen_copies_and_checked():
         t.by_rank("h0", "put")
 
 
+def test_trace_shares_read_only_columns_and_copies_the_rest():
+    p = cs.topologies.star(3)
+    b = cs.ProgramBuilder(p.hosts)
+    b.send("h0", "h1", [], size=1e6)
+    prog = b.build()
+    t = cs.simulate(p, prog).trace
+    assert t.rank is prog.op_rank and t.size is prog.op_size   # the program's frozen columns, not copies
+    assert not t.start.flags.writeable and not t.end.flags.writeable
+    start = np.array([0.0, 0.0])
+    view = np.array([0, 0, 5])[:2]
+    view.setflags(write=False)   # read-only, but a view of a writable array
+    mine = Trace(("a", "b"), view, [0, 1], [0, 0], [1, 0], [1.0, 1.0], start, [1.0, 1.0])
+    start[0] = 9.0
+    assert mine.start.tolist() == [0.0, 0.0] and mine.rank is not view and not mine.rank.flags.writeable
+
+
 def test_trace_helpers_agree_with_the_result():
     p, r = reduce_result()
     t = r.trace

@@ -88,8 +88,8 @@ def test_fast_paths_match_the_routing(fast_routes, p):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_repeated_channels_are_found_without_a_sort(seed):
-    """``_repeats`` (compare each hop with the ``longest - 1`` before it) answers as a sort of every key does."""
-    from collsched.simulation.models import _repeats
+    """``repeats`` (compare each hop with the ``longest - 1`` before it) answers as a sort of every key does."""
+    from collsched.simulation.routes import repeats
 
     rng = np.random.default_rng(seed)
     for _ in range(200):
@@ -98,7 +98,7 @@ def test_repeated_channels_are_found_without_a_sort(seed):
         keys = np.concatenate([100 * pair + rng.integers(0, 2 * max(k, 1), size=k)
                                for pair, k in enumerate(lengths)]).astype(np.int64)
         ordered = np.sort(keys)
-        assert _repeats(keys, longest) == bool(np.any(ordered[1:] == ordered[:-1])), (keys, longest)
+        assert repeats(keys, longest) == bool(np.any(ordered[1:] == ordered[:-1])), (keys, longest)
 
 
 def test_link_busy_from_the_context_is_the_function_s():

@@ -9,10 +9,13 @@
 //!   executor, with its structural checks;
 //! - [`validate`]: symbolic execution of a program, which proves that it
 //!   implements its collective (every value delivered once, reductions in
-//!   operand order, nothing used before it arrived) or says precisely why not.
+//!   operand order, nothing used before it arrived) or says precisely why not;
+//! - [`compile`]: a program's Fluid stage table for [`sim`], from the routes
+//!   of every host pair.
 
 pub mod arborescence;
 pub mod coloring;
+pub mod compile;
 pub mod fluid;
 pub mod holdings;
 pub mod liquid;

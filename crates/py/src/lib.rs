@@ -9,6 +9,7 @@ mod liquid;
 mod coloring;
 mod maxflow;
 
+use collsched_core::compile::{compile_fluid, HostPairs, Ops};
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
 use collsched_core::routing;
 use collsched_core::sim::{self, SimConfig, SimError, StageTable, Tie};
@@ -285,6 +286,72 @@ fn simulate<'py>(
     ))
 }
 
+type FluidArrays<'py> = (
+    Vec<Bound<'py, PyArray1<i64>>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray1<f64>>,
+);
+
+/// A program's Fluid stage table from the routes of every host pair (`collsched_core::compile`).
+///
+/// Returns `(ints, amount, cap, needs_recv, channel_bytes)`, `ints` being act_ptr, kind, res_ptr, res,
+/// chan_ptr, chan, sender_done, recv_begins; or None when the program or the pair table does not fit
+/// (the caller then compiles it the slow way, which names the fault). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (n_ranks, op_rank, op_kind, op_peer, op_msg, op_size, rank_host, speed, n_hosts, pair_ptr, pair_chan, pair_latency, pair_cap, busy_ptr, busy_chan, n_channels, *, one_port))]
+#[allow(clippy::too_many_arguments)]
+fn fluid_stages<'py>(
+    py: Python<'py>,
+    n_ranks: usize,
+    op_rank: PyReadonlyArray1<i64>,
+    op_kind: PyReadonlyArray1<i64>,
+    op_peer: PyReadonlyArray1<i64>,
+    op_msg: PyReadonlyArray1<i64>,
+    op_size: PyReadonlyArray1<f64>,
+    rank_host: PyReadonlyArray1<i64>,
+    speed: PyReadonlyArray1<f64>,
+    n_hosts: usize,
+    pair_ptr: PyReadonlyArray1<i64>,
+    pair_chan: PyReadonlyArray1<i64>,
+    pair_latency: PyReadonlyArray1<f64>,
+    pair_cap: PyReadonlyArray1<f64>,
+    busy_ptr: PyReadonlyArray1<i64>,
+    busy_chan: PyReadonlyArray1<i64>,
+    n_channels: usize,
+    one_port: bool,
+) -> PyResult<Option<FluidArrays<'py>>> {
+    let ops = Ops {
+        n_ranks,
+        op_rank: op_rank.as_slice()?,
+        op_kind: op_kind.as_slice()?,
+        op_peer: op_peer.as_slice()?,
+        op_msg: op_msg.as_slice()?,
+        op_size: op_size.as_slice()?,
+    };
+    let pairs = HostPairs {
+        n_hosts,
+        ptr: pair_ptr.as_slice()?,
+        chan: pair_chan.as_slice()?,
+        latency: pair_latency.as_slice()?,
+        cap: pair_cap.as_slice()?,
+        busy_ptr: busy_ptr.as_slice()?,
+        busy_chan: busy_chan.as_slice()?,
+        n_channels,
+    };
+    let (rank_host, speed) = (rank_host.as_slice()?, speed.as_slice()?);
+    let Ok(t) = py.detach(|| compile_fluid(&ops, rank_host, speed, &pairs, one_port)) else { return Ok(None) };
+    let ints = [t.act_ptr, t.kind, t.res_ptr, t.res, t.chan_ptr, t.chan, t.sender_done, t.recv_begins];
+    Ok(Some((
+        ints.into_iter().map(|v| PyArray1::from_vec(py, v)).collect(),
+        PyArray1::from_vec(py, t.amount),
+        PyArray1::from_vec(py, t.cap),
+        PyArray1::from_vec(py, t.needs_recv),
+        PyArray1::from_vec(py, t.channel_bytes),
+    )))
+}
+
 /// Shortest-path trees of `sources` over a CSR graph: `(parent, arc_in)`, each `len(sources) x n` (row-major).
 #[pyfunction]
 #[pyo3(signature = (ptr, node, arc, latency, sources, *, by_latency))]
@@ -319,6 +386,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_program, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(program_well_formed, m)?)?;
+    m.add_function(wrap_pyfunction!(fluid_stages, m)?)?;
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
     m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
     m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;

@@ -40,6 +40,11 @@ BACKENDS = ("collsched", "simgrid", "mpi")
 
 
 def _frozen(a, dtype) -> np.ndarray:
+    """``a`` as a read-only 1-D array of ``dtype``: kept as it is if it already is one and views no other array
+    (a program's columns, an executor's fresh results made read-only), else copied."""
+    if (isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == 1 and not a.flags.writeable
+            and not isinstance(a.base, np.ndarray)):
+        return a
     a = np.array(a, dtype=dtype, copy=True).reshape(-1)
     a.setflags(write=False)
     return a
@@ -66,7 +71,9 @@ class Trace:
 
     Notes
     -----
-    The arrays are copied and made read-only at construction.
+    The arrays are copied and made read-only at construction, except those
+    already read-only, of their dtype and not a view of another array (a
+    program's columns), which are shared.
 
     Examples
     --------

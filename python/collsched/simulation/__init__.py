@@ -31,6 +31,7 @@ from ..schedules.trace import SimResult, Trace
 from ..schedules.validate import lower_any
 from . import models
 from .compile import Context
+from .fluid_core import fluid_stages
 from .models import Circuit, Fluid, Model, OnePort, PLogP
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,7 +108,11 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
     Message ids are renumbered densely if they are not ``0 .. M-1``; the
     trace keeps the program's own ids. Compilation is vectorised: one route
     lookup per distinct (source, destination) pair, the rest numpy; the run
-    is one call into the Rust core, which releases the GIL.
+    is one call into the Rust core, which releases the GIL. Under
+    :class:`Fluid`, when every rank is a host, the stage table is compiled
+    in the core from the routes of every host pair, kept on the platform
+    after first use (:mod:`collsched.simulation.fluid_core`): the same
+    table, without a Python object per message.
 
     Examples
     --------
@@ -132,18 +137,23 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         collective = schedule_or_program.answering(collective)
     program = _program(platform, collective, schedule_or_program)
     _check_ranks(platform, program, model)
-    dense = _checked(program, model)
     if backend == "simgrid":
         from . import simgrid
 
+        dense = _checked(program, model)
         result = simgrid.run(platform, dense, model, seed)
         if dense is not program:
             result = dataclasses.replace(result, trace=Trace.of_program(program, result.trace.start, result.trace.end))
         return dataclasses.replace(result, throughput=_throughput(collective, result.makespan))
-    ctx = Context(dense, platform)
-    table = model._compile(ctx)
-    busy = ctx.link_busy()
-    del ctx  # its routes and per-hop arrays are not needed while the core runs
+    fast = fluid_stages(platform, program, model) if engine == "core" and type(model) is Fluid else None
+    if fast is not None:  # the program's structure beyond what the compile read is the core's check
+        dense, (table, busy) = program, fast
+    else:
+        dense = _checked(program, model)
+        ctx = Context(dense, platform)
+        table = model._compile(ctx)
+        busy = ctx.link_busy()
+        del ctx  # its routes and per-hop arrays are not needed while the core runs
     run = _engine(engine)
     tie = "fixed" if model.ties == "fixed" else int(seed)
     try:
@@ -154,6 +164,8 @@ def simulate(platform: Platform, schedule_or_program, collective: Collective | N
         what, fix = _explain(program, model, code, details)
         raise SimulationError(what, fix=fix) from None
     R = len(dense.ranks)
+    for times in (start, end):   # fresh arrays, nobody else's: the trace keeps them rather than a copy
+        times.setflags(write=False)
     rb = np.asarray(resource_busy)
     makespan = float(makespan)
     return SimResult(model=repr(model), makespan=makespan, throughput=_throughput(collective, makespan),

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from .compile import Context, gather_rows
+from .routes import channel_sets, fatpipe_caps
 from .plogp import PLogPParams, Piecewise
 from .stages import DELAY, FLOW, HOLD, Part, Slot, StageTable
 
@@ -456,36 +457,7 @@ class Circuit(Model):
 
 def _route_sets(ctx: Context, base: int, *, fat: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Per pair, the distinct channels (``base +`` channel) of its route's hops, fatpipe hops left out (or only them)."""
-    routes = ctx.routes
-    keep = (ctx.hop_codes == 2) if fat else (ctx.hop_codes != 2)
-    owner = ctx.hop_pair[keep]
-    ch = ctx.hop_channels[keep]
-    span = 2 * max(len(routes.link_ids), 1)
-    key = owner * span + ch          # sorted by pair already; a route rarely repeats a channel
-    if _repeats(key, int(np.diff(routes.hop_ptr).max()) if routes.n_pairs else 0):
-        key = np.unique(key)
-        owner, ch = key // span, key % span
-    ptr = np.zeros(routes.n_pairs + 1, _I)
-    np.cumsum(np.bincount(owner, minlength=routes.n_pairs), out=ptr[1:])
-    return ptr, ch + base
-
-
-def _repeats(key: np.ndarray, longest: int) -> bool:
-    """Whether ``key`` has two equal entries, knowing that equal entries are fewer than ``longest`` apart.
-
-    The keys of one route's hops are consecutive, and a route has at most ``longest`` hops: comparing
-    each key with the ``longest - 1`` before it finds every repeat, in that many vectorised passes
-    (a sort beyond 16).
-
-    Examples
-    --------
-    >>> _repeats(np.array([7, 9, 7, 20, 21]), 3), _repeats(np.array([7, 9, 8, 7]), 3)
-    (True, False)
-    """
-    if longest > 16:
-        ordered = np.sort(key)
-        return bool(np.any(ordered[1:] == ordered[:-1]))
-    return any(bool(np.any(key[d:] == key[:-d])) for d in range(1, min(longest, key.shape[0])))
+    return channel_sets(ctx.routes, ctx.hop_channels, ctx.hop_codes, ctx.hop_pair, base, fat=fat)
 
 
 def _append_cols(ptr: np.ndarray, idx: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -582,11 +554,7 @@ class Fluid(Model):
     def _messages(self, ctx: Context):
         routes, m = ctx.routes, ctx.n_messages
         ptr, idx = _route_sets(ctx, 0)
-        cap = np.full(routes.n_pairs, np.inf)
-        fat = ctx.hop_codes == 2
-        if fat.any():
-            bw = np.array([link.bandwidth for link in ctx.platform.links.values()])
-            np.minimum.at(cap, ctx.hop_pair[fat], bw[routes.hop_link[fat]])
+        cap = fatpipe_caps(ctx.platform, routes, ctx.hop_codes, ctx.hop_pair)
         res = np.stack(ctx.ports(), axis=1) if self.one_port else None
         part = Part.uniform(m, [Slot(DELAY, ctx.msg_latency),
                                 Slot(FLOW, ctx.size, res=res, chan=gather_rows(ptr, idx, ctx.pair), cap=cap[ctx.pair]),

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..platform import Platform
     from ..schedules.program import Program
 
-__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_busy", "busy_of_pairs", "message_endpoints",
-           "unique_pairs"]
+__all__ = ["PairRoutes", "pair_routes", "channels", "sharing_codes", "link_busy", "busy_of_pairs", "busy_of_channels",
+           "message_endpoints", "unique_pairs", "channel_sets", "fatpipe_caps"]
 
 _I = np.int64
 
@@ -114,5 +114,86 @@ def busy_of_pairs(platform: Platform, routes: PairRoutes, pair: np.ndarray, size
     ch = channels(platform, routes.hop_link, routes.hop_fwd) if hop_channels is None else hop_channels
     per_channel = np.bincount(ch, weights=bytes_per_pair[routes.hop_pair if hop_pair is None else hop_pair],
                               minlength=2 * n_links)
+    return busy_of_channels(platform, per_channel)
+
+
+def busy_of_channels(platform: Platform, per_channel: np.ndarray) -> np.ndarray:
+    """:func:`link_busy` from the bytes carried by each channel (``2l``, ``2l + 1`` of link ``l``).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> busy_of_channels(cs.topologies.star(2, bandwidth=100.0), np.array([50.0, 0.0, 0.0, 150.0])).tolist()
+    [0.5, 1.5]
+    """
     _, bw = link_numbers(platform)
+    n_links = bw.shape[0]
     return per_channel.reshape(n_links, 2).max(axis=1) / bw if n_links else np.zeros(0)
+
+
+def channel_sets(routes: PairRoutes, hop_channels: np.ndarray, hop_codes: np.ndarray, hop_pair: np.ndarray,
+                 base: int = 0, *, fat: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of ``routes``, the distinct channels (``base +`` channel) of its hops, CSR ``(ptr, idx)``.
+
+    Fatpipe hops (``hop_codes == 2``) are left out, or, with ``fat``, only
+    they are kept. ``hop_channels``, ``hop_codes`` and ``hop_pair`` are per
+    hop of ``routes`` (:func:`channels`, :func:`sharing_codes` of the hop's
+    link, ``routes.hop_pair``). A route's channels stay in hop order.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(3)
+    >>> r = pair_routes(p, p.hosts, [0, 2, 1], [2, 0, 1])
+    >>> ch = channels(p, r.hop_link, r.hop_fwd)
+    >>> [x.tolist() for x in channel_sets(r, ch, sharing_codes(p)[r.hop_link], r.hop_pair)]
+    [[0, 2, 4, 4], [0, 5, 4, 1]]
+    """
+    keep = (hop_codes == 2) if fat else (hop_codes != 2)
+    owner = hop_pair[keep]
+    ch = hop_channels[keep]
+    span = 2 * max(len(routes.link_ids), 1)
+    key = owner * span + ch          # sorted by pair already; a route rarely repeats a channel
+    if repeats(key, int(np.diff(routes.hop_ptr).max()) if routes.n_pairs else 0):
+        key = np.unique(key)
+        owner, ch = key // span, key % span
+    ptr = np.zeros(routes.n_pairs + 1, _I)
+    np.cumsum(np.bincount(owner, minlength=routes.n_pairs), out=ptr[1:])
+    return ptr, ch + base
+
+
+def repeats(key: np.ndarray, longest: int) -> bool:
+    """Whether ``key`` has two equal entries, knowing that equal entries are fewer than ``longest`` apart.
+
+    The keys of one route's hops are consecutive, and a route has at most ``longest`` hops: comparing
+    each key with the ``longest - 1`` before it finds every repeat, in that many vectorised passes
+    (a sort beyond 16).
+
+    Examples
+    --------
+    >>> repeats(np.array([7, 9, 7, 20, 21]), 3), repeats(np.array([7, 9, 8, 7]), 3)
+    (True, False)
+    """
+    if longest > 16:
+        ordered = np.sort(key)
+        return bool(np.any(ordered[1:] == ordered[:-1]))
+    return any(bool(np.any(key[d:] == key[:-d])) for d in range(1, min(longest, key.shape[0])))
+
+
+def fatpipe_caps(platform: Platform, routes: PairRoutes, hop_codes: np.ndarray, hop_pair: np.ndarray) -> np.ndarray:
+    """Per pair of ``routes``, the least bandwidth of its fatpipe hops (``inf`` without any): the Fluid flows' cap.
+
+    Examples
+    --------
+    >>> from collsched.platform import Link, Node, Platform
+    >>> p = Platform([Node("a"), Node("b")], [Link("x", 5e8, ends=("a", "b"), sharing="fatpipe")])
+    >>> r = pair_routes(p, p.hosts, [0, 1], [1, 1])
+    >>> fatpipe_caps(p, r, sharing_codes(p)[r.hop_link], r.hop_pair).tolist()
+    [500000000.0, inf]
+    """
+    cap = np.full(routes.n_pairs, np.inf)
+    fat = hop_codes == 2
+    if fat.any():
+        _, bw = link_numbers(platform)
+        np.minimum.at(cap, hop_pair[fat], bw[routes.hop_link[fat]])
+    return cap
