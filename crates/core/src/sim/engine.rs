@@ -8,12 +8,10 @@
 //! can start at `t` (semantics 4 of `docs/engine.md`). A stage of zero
 //! duration ends at `t` again, which the next step handles.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::arbiter::Arbiter;
 use super::layout::{Layout, DELIVERED, FLOW, NONE, RECV};
-use super::time::{Event, Priority, Time};
+use super::queue::EndQueue;
+use super::time::{Priority, Time};
 use super::{SimConfig, SimError, SimOutcome};
 use crate::fluid::MaxMin;
 
@@ -26,7 +24,9 @@ struct Engine {
     op_end: Vec<f64>,
     /// Operations that became ready and are not handled yet.
     ready: Vec<u32>,
-    events: BinaryHeap<Reverse<Event>>,
+    events: EndQueue,
+    /// The stage ends taken off `events` for the current instant.
+    batch: Vec<u32>,
     arbiter: Arbiter,
     /// The fluid solver, only if some stage is a flow.
     fluid: Option<MaxMin>,
@@ -48,7 +48,8 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
         op_start: vec![0.0; n_ops],
         op_end: vec![0.0; n_ops],
         ready: Vec::new(),
-        events: BinaryHeap::new(),
+        events: EndQueue::new(),
+        batch: Vec::new(),
         arbiter: Arbiter::new(cfg.n_resources),
         fluid: has_flows.then(|| MaxMin::new(cfg.capacities)),
         flow_start: if has_flows { vec![0.0; n_stages] } else { Vec::new() },
@@ -99,7 +100,7 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
 impl Engine {
     /// The earliest pending stage end, if any.
     fn next_time(&mut self) -> Option<f64> {
-        let te = self.events.peek().map(|Reverse(ev)| ev.time.0);
+        let te = self.events.min();
         let tf = match &mut self.fluid {
             Some(fluid) if fluid.active() > 0 => fluid.next_completion().map(|(t, _)| t),
             _ => None,
@@ -112,12 +113,14 @@ impl Engine {
 
     /// Process every stage end at `t`.
     fn end_stages(&mut self, t: f64) {
-        while let Some(&Reverse(ev)) = self.events.peek() {
-            if ev.time.0 > t {
-                break;
+        // every pending end is at `t` or later: those at `t`, in stage order
+        if self.events.min().is_some_and(|te| te <= t) {
+            let mut batch = std::mem::take(&mut self.batch);
+            self.events.take_min(&mut batch);
+            for &s in &batch {
+                self.end_stage(s as usize, t);
             }
-            self.events.pop();
-            self.end_stage(ev.stage as usize, t);
+            self.batch = batch;
         }
         let limit = t + SAME_INSTANT * t.abs();
         while let Some(fluid) = &mut self.fluid {
@@ -259,6 +262,6 @@ impl Engine {
 
     #[inline]
     fn schedule_end(&mut self, s: usize, t: f64) {
-        self.events.push(Reverse(Event { time: Time(t + 0.0), stage: s as u32 }));
+        self.events.push(t, s as u32);
     }
 }
