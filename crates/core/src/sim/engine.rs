@@ -30,9 +30,9 @@ struct Engine {
     arbiter: Arbiter,
     /// The fluid solver, only if some stage is a flow.
     fluid: Option<MaxMin>,
-    /// Start time of each running flow stage (indexed by stage; empty without flows).
+    /// Start time of each running flow stage that holds resources (indexed by stage; empty if none does).
     flow_start: Vec<f64>,
-    /// Stages the arbiter started in this step.
+    /// Stages the arbiter started in this step (without resources anywhere: every stage made eligible).
     started: Vec<u32>,
     resource_busy: Vec<f64>,
     n_done: usize,
@@ -52,7 +52,7 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
         batch: Vec::new(),
         arbiter: Arbiter::new(cfg.n_resources),
         fluid: has_flows.then(|| MaxMin::new(cfg.capacities)),
-        flow_start: if has_flows { vec![0.0; n_stages] } else { Vec::new() },
+        flow_start: if l.flow_holds { vec![0.0; n_stages] } else { Vec::new() },
         started: Vec::new(),
         resource_busy: vec![0.0; cfg.n_resources],
         n_done: 0,
@@ -204,7 +204,7 @@ impl Engine {
                     if wait == DELIVERED {
                         self.finish(op as usize, t);
                     } else if wait != NONE {
-                        self.arbiter.make_eligible(Priority { eligible: Time(t), tie, stage: wait });
+                        self.eligible(Priority { eligible: Time(t), tie, stage: wait });
                     }
                 }
             } else {
@@ -222,13 +222,27 @@ impl Engine {
             act.wait = s as u32;
             self.l.ops[act.recv_op as usize].set_attention(true);
         } else {
-            self.arbiter.make_eligible(Priority { eligible: Time(t), tie: act.tie, stage: s as u32 });
+            let prio = Priority { eligible: Time(t), tie: act.tie, stage: s as u32 };
+            self.eligible(prio);
+        }
+    }
+
+    /// A stage is eligible: to the arbiter, or, when no stage holds a resource, started in this step
+    /// (what the arbiter would do: nothing blocks, and it starts them in the order they came).
+    #[inline]
+    fn eligible(&mut self, prio: Priority) {
+        if self.l.holds {
+            self.arbiter.make_eligible(prio);
+        } else {
+            self.started.push(prio.stage);
         }
     }
 
     /// Start at `t` every stage the arbiter lets start.
     fn start_stages(&mut self, t: f64) {
-        self.arbiter.decide(&self.l, &mut self.started);
+        if self.l.holds {
+            self.arbiter.decide(&self.l, &mut self.started);
+        }
         for i in 0..self.started.len() {
             let s = self.started[i] as usize;
             let rec = self.l.stages[s];
@@ -247,7 +261,9 @@ impl Engine {
                 self.schedule_end(s, t + rec.amount);
                 continue;
             }
-            self.flow_start[s] = t;
+            if rec.n_res > 0 {
+                self.flow_start[s] = t;
+            }
             let cap = self.l.cap_of(s);
             let chans = self.l.chan_of(s);
             if rec.amount == 0.0 || chans.is_empty() {

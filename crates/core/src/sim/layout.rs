@@ -124,6 +124,10 @@ pub(super) struct Layout {
     succ: Vec<u32>,
     /// Some stage is a flow.
     pub has_flows: bool,
+    /// Some stage holds an exclusive resource (else every eligible stage starts at once).
+    pub holds: bool,
+    /// Some flow stage holds an exclusive resource (its start is kept for the resource's busy time).
+    pub flow_holds: bool,
 }
 
 fn bad(msg: String) -> SimError {
@@ -353,6 +357,8 @@ impl Layout {
         ops[0].succ_lo = 0;
 
         let has_flows = stages.iter().any(|s| s.kind == FLOW);
+        let holds = stages.iter().any(|s| s.n_res > 0);
+        let flow_holds = stages.iter().any(|s| s.kind == FLOW && s.n_res > 0);
         let (chan_ptr, chan, cap) = if has_flows {
             (
                 st.chan_ptr.iter().map(|&x| x as u32).collect(),
@@ -362,7 +368,7 @@ impl Layout {
         } else {
             (Vec::new(), Vec::new(), Vec::new())
         };
-        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows })
+        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows, holds, flow_holds })
     }
 
     /// Exclusive resources of stage `s`.
@@ -423,6 +429,8 @@ impl Layout {
             ops: vec![],
             succ: vec![],
             has_flows: false,
+            holds: true,
+            flow_holds: false,
         }
     }
 }
