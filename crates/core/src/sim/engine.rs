@@ -18,8 +18,8 @@ use crate::fluid::MaxMin;
 /// Relative tolerance under which two flow completions count as simultaneous.
 const SAME_INSTANT: f64 = 1e-12;
 
-struct Engine {
-    l: Layout,
+struct Engine<'a> {
+    l: Layout<'a>,
     op_start: Vec<f64>,
     op_end: Vec<f64>,
     /// Operations that became ready and are not handled yet.
@@ -32,6 +32,8 @@ struct Engine {
     fluid: Option<MaxMin>,
     /// Start time of each running flow stage that holds resources (indexed by stage; empty if none does).
     flow_start: Vec<f64>,
+    /// The channels of the flow being added, as the fluid solver takes them.
+    route: Vec<usize>,
     /// Stages the arbiter started in this step (without resources anywhere: every stage made eligible).
     started: Vec<u32>,
     resource_busy: Vec<f64>,
@@ -39,7 +41,7 @@ struct Engine {
     n_events: u64,
 }
 
-pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
+pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
     let n_ops = l.ops.len() - 1;
     let n_stages = l.stages.len();
     let has_flows = l.has_flows;
@@ -54,6 +56,7 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
         fluid: has_flows.then(|| MaxMin::new(cfg.capacities)),
         flow_start: if l.flow_holds { vec![0.0; n_stages] } else { Vec::new() },
         started: Vec::new(),
+        route: Vec::new(),
         resource_busy: vec![0.0; cfg.n_resources],
         n_done: 0,
         n_events: 0,
@@ -97,7 +100,7 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
     })
 }
 
-impl Engine {
+impl Engine<'_> {
     /// The earliest pending stage end, if any.
     fn next_time(&mut self) -> Option<f64> {
         let te = self.events.min();
@@ -270,7 +273,9 @@ impl Engine {
                 // nothing to share: the per-flow cap alone sets the pace
                 self.schedule_end(s, t + rec.amount / cap);
             } else if let Some(fluid) = &mut self.fluid {
-                fluid.add(t, s, chans, rec.amount, cap);
+                self.route.clear();
+                self.route.extend(chans.iter().map(|&c| c as usize));
+                fluid.add(t, s, &self.route, rec.amount, cap);
             }
         }
         self.started.clear();
