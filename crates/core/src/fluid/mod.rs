@@ -158,8 +158,8 @@ struct ChanRun {
 
 /// Incremental max-min fair sharing of channels between flows (see the module documentation).
 ///
-/// Flows are named by arbitrary ids (`usize`; storage grows with the largest id
-/// seen, 8 bytes per id); an id may be reused once its flow has left. Times
+/// Flows are named by arbitrary ids (`usize` below `2^32 - 1`; storage grows with
+/// the largest id seen, 4 bytes per id); an id may be reused once its flow has left. Times
 /// passed to [`add`](Self::add) and [`remove`](Self::remove) never decrease.
 pub struct MaxMin {
     capacity: Vec<f64>,
@@ -184,11 +184,11 @@ pub struct MaxMin {
     dirty: bool,
     pend_add: Vec<u32>,
     pend_freed: Vec<u32>,
-    /// completion time of each flow that will complete, by id
+    /// completion time of each flow that will complete, in the flow's slot, tagged (ordered) by its id
     completions: Indexed,
-    /// the flows done at `now` taken off `completions` in one go, in its order (`(key, id)`, from `done_at` on);
-    /// all come before what is left in `completions`
-    done: Vec<(u64, usize)>,
+    /// the flows done at `now` taken off `completions` in one go, in its order (`(key, id, slot)`, from
+    /// `done_at` on); all come before what is left in `completions`
+    done: Vec<(u64, u32, usize)>,
     done_at: usize,
 
     epoch: u32,
@@ -244,9 +244,10 @@ impl MaxMin {
     /// Flow `id` starts at `now`, carrying `bytes` over `channels`, its rate capped at `cap` (`INFINITY`: no cap).
     ///
     /// # Panics
-    /// If `id` is active, a channel is out of range or repeated, `bytes` or `cap` is negative or NaN,
-    /// or `now` is earlier than a time passed before.
+    /// If `id` is active or not below `2^32 - 1`, a channel is out of range or repeated, `bytes` or `cap`
+    /// is negative or NaN, or `now` is earlier than a time passed before.
     pub fn add(&mut self, now: f64, id: usize, channels: &[usize], bytes: f64, cap: f64) {
+        assert!(id < NONE as usize, "flow {id}: ids must be below 2^32 - 1");
         assert!(bytes >= 0.0, "flow {id}: bytes must be >= 0, got {bytes}");
         assert!(cap >= 0.0, "flow {id}: cap must be >= 0, got {cap}");
         for (k, &c) in channels.iter().enumerate() {
@@ -304,20 +305,19 @@ impl MaxMin {
     /// (none left, or all at rate 0). A flow with (almost) nothing left completes at the last `now`; among
     /// several, they come in order of their former completion time, then id.
     pub fn next_completion(&mut self) -> Option<(f64, usize)> {
-        if let Some(&(_, id)) = self.done.get(self.done_at) {
-            return Some((self.now, id));
+        if let Some(&(_, id, _)) = self.done.get(self.done_at) {
+            return Some((self.now, id as usize));
         }
         loop {
             match self.completions.peek() {
-                Some((t, id)) => {
-                    let s = self.slot_of[id] as usize;
+                Some((t, id, s)) => {
                     // done whatever the new rates: no need to recompute them
                     if self.done_now(s) {
                         self.take_done();
-                        return Some((self.now, id));
+                        return Some((self.now, id as usize));
                     }
                     if !self.dirty {
-                        return Some((unkey(t), self.flows[s].id));
+                        return Some((unkey(t), id as usize));
                     }
                 }
                 None if !self.dirty => return None,
@@ -367,11 +367,11 @@ impl MaxMin {
         let g = &mut self.flows[slot];
         g.active = false;
         g.pending = false;
-        if self.done.get(self.done_at).is_some_and(|&(_, d)| d == id) {
+        if self.done.get(self.done_at).is_some_and(|&(_, _, d)| d == slot) {
             self.done_at += 1;
         } else {
             self.flush_done();
-            self.completions.remove(id);
+            self.completions.remove(slot);
         }
         self.free_slots.push(slot as u32);
         self.slot_of[id] = NONE;
@@ -444,25 +444,25 @@ impl MaxMin {
         self.done.clear();
         self.done_at = 0;
         let few = 64.max(self.completions.len() / 16);
-        while let Some((k, id)) = self.completions.peek() {
-            if !self.done_now(self.slot_of[id] as usize) {
+        while let Some((k, id, s)) = self.completions.peek() {
+            if !self.done_now(s) {
                 return;
             }
             if self.done.len() == few {
                 break;
             }
             self.completions.pop();
-            self.done.push((k, id));
+            self.done.push((k, id, s));
         }
-        let (flows, slot_of, now) = (&self.flows, &self.slot_of, self.now);
-        let done = |id: usize| done_at(&flows[slot_of[id] as usize], now);
-        let first_not_done = self.completions.entries().filter(|&(_, id)| !done(id)).min();
-        let before = |k: u64, id: usize| first_not_done.is_none_or(|m| (k, id) < m);
+        let (flows, now) = (&self.flows, self.now);
+        let done = |s: usize| done_at(&flows[s], now);
+        let first_not_done = self.completions.entries().filter(|&(_, _, s)| !done(s)).min();
+        let before = |e: (u64, u32, usize)| first_not_done.is_none_or(|m| e < m);
         let mut rest = Vec::new();
-        self.completions.retain(|k, id| {
-            let take = before(k, id) && done(id);
+        self.completions.retain(|k, id, s| {
+            let take = before((k, id, s)) && done(s);
             if take {
-                rest.push((k, id));
+                rest.push((k, id, s));
             }
             !take
         });
@@ -472,8 +472,8 @@ impl MaxMin {
 
     /// Put the flows still in `done` back into `completions` (before anything else changes there).
     fn flush_done(&mut self) {
-        for &(k, id) in &self.done[self.done_at..] {
-            self.completions.set(id, k);
+        for &(k, id, s) in &self.done[self.done_at..] {
+            self.completions.set_tagged(s, k, id);
         }
         self.done.clear();
         self.done_at = 0;
@@ -487,10 +487,10 @@ impl MaxMin {
         } else if f.rate > 0.0 {
             f.last + f.rem / f.rate
         } else {
-            self.completions.remove(f.id); // never completes
+            self.completions.remove(s); // never completes
             return;
         };
-        self.completions.set(f.id, key(t));
+        self.completions.set_tagged(s, key(t), f.id as u32);
     }
 
     /// Flow in slot `s` now runs at `x`: bytes so far at the old rate, loads, completion time.
@@ -564,7 +564,7 @@ impl MaxMin {
         self.pend_add.clear();
         // step 3: progressive filling, by increasing level, where the run differs from the last one
         let flow0 = self.capacity.len();
-        while let Some((k, slot)) = self.events.pop() {
+        while let Some((k, _, slot)) = self.events.pop() {
             if slot < flow0 {
                 self.on_channel(slot, unkey(k));
             } else {

@@ -85,7 +85,7 @@ impl Arbiter {
 
     /// Start, in priority order, every eligible stage whose resources are all
     /// free; append the started stages to `started` and mark their resources busy.
-    pub fn decide(&mut self, layout: &Layout, started: &mut Vec<u32>) {
+    pub fn decide(&mut self, layout: &Layout<'_>, started: &mut Vec<u32>) {
         if self.fresh.is_empty() && self.freed.is_empty() {
             return;
         }
@@ -125,7 +125,7 @@ impl Arbiter {
     /// new stages share a resource, the order in which they are served
     /// cannot matter, so each starts if its resources are free, without
     /// sorting. Returns false (doing nothing) if two of them share one.
-    fn start_independent(&mut self, layout: &Layout, started: &mut Vec<u32>) -> bool {
+    fn start_independent(&mut self, layout: &Layout<'_>, started: &mut Vec<u32>) -> bool {
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
             self.claim.iter_mut().for_each(|c| *c = 0); // old claims would alias
@@ -175,7 +175,7 @@ mod tests {
     use super::*;
     use crate::sim::time::Time;
 
-    fn layout(res: &[&[u32]]) -> Layout {
+    fn layout(res: &[&[u32]]) -> Layout<'static> {
         Layout::with_resources(res)
     }
 

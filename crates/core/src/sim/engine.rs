@@ -8,38 +8,40 @@
 //! can start at `t` (semantics 4 of `docs/engine.md`). A stage of zero
 //! duration ends at `t` again, which the next step handles.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::arbiter::Arbiter;
 use super::layout::{Layout, DELIVERED, FLOW, NONE, RECV};
-use super::time::{Event, Priority, Time};
+use super::queue::EndQueue;
+use super::time::{Priority, Time};
 use super::{SimConfig, SimError, SimOutcome};
 use crate::fluid::MaxMin;
 
 /// Relative tolerance under which two flow completions count as simultaneous.
 const SAME_INSTANT: f64 = 1e-12;
 
-struct Engine {
-    l: Layout,
+struct Engine<'a> {
+    l: Layout<'a>,
     op_start: Vec<f64>,
     op_end: Vec<f64>,
     /// Operations that became ready and are not handled yet.
     ready: Vec<u32>,
-    events: BinaryHeap<Reverse<Event>>,
+    events: EndQueue,
+    /// The stage ends taken off `events` for the current instant.
+    batch: Vec<u32>,
     arbiter: Arbiter,
     /// The fluid solver, only if some stage is a flow.
     fluid: Option<MaxMin>,
-    /// Start time of each running flow stage (indexed by stage; empty without flows).
+    /// Start time of each running flow stage that holds resources (indexed by stage; empty if none does).
     flow_start: Vec<f64>,
-    /// Stages the arbiter started in this step.
+    /// The channels of the flow being added, as the fluid solver takes them.
+    route: Vec<usize>,
+    /// Stages the arbiter started in this step (without resources anywhere: every stage made eligible).
     started: Vec<u32>,
     resource_busy: Vec<f64>,
     n_done: usize,
     n_events: u64,
 }
 
-pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
+pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
     let n_ops = l.ops.len() - 1;
     let n_stages = l.stages.len();
     let has_flows = l.has_flows;
@@ -48,11 +50,13 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
         op_start: vec![0.0; n_ops],
         op_end: vec![0.0; n_ops],
         ready: Vec::new(),
-        events: BinaryHeap::new(),
+        events: EndQueue::new(),
+        batch: Vec::new(),
         arbiter: Arbiter::new(cfg.n_resources),
         fluid: has_flows.then(|| MaxMin::new(cfg.capacities)),
-        flow_start: if has_flows { vec![0.0; n_stages] } else { Vec::new() },
+        flow_start: if l.flow_holds { vec![0.0; n_stages] } else { Vec::new() },
         started: Vec::new(),
+        route: Vec::new(),
         resource_busy: vec![0.0; cfg.n_resources],
         n_done: 0,
         n_events: 0,
@@ -96,10 +100,10 @@ pub(super) fn run(l: Layout, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
     })
 }
 
-impl Engine {
+impl Engine<'_> {
     /// The earliest pending stage end, if any.
     fn next_time(&mut self) -> Option<f64> {
-        let te = self.events.peek().map(|Reverse(ev)| ev.time.0);
+        let te = self.events.min();
         let tf = match &mut self.fluid {
             Some(fluid) if fluid.active() > 0 => fluid.next_completion().map(|(t, _)| t),
             _ => None,
@@ -112,12 +116,14 @@ impl Engine {
 
     /// Process every stage end at `t`.
     fn end_stages(&mut self, t: f64) {
-        while let Some(&Reverse(ev)) = self.events.peek() {
-            if ev.time.0 > t {
-                break;
+        // every pending end is at `t` or later: those at `t`, in stage order
+        if self.events.min().is_some_and(|te| te <= t) {
+            let mut batch = std::mem::take(&mut self.batch);
+            self.events.take_min(&mut batch);
+            for &s in &batch {
+                self.end_stage(s as usize, t);
             }
-            self.events.pop();
-            self.end_stage(ev.stage as usize, t);
+            self.batch = batch;
         }
         let limit = t + SAME_INSTANT * t.abs();
         while let Some(fluid) = &mut self.fluid {
@@ -201,7 +207,7 @@ impl Engine {
                     if wait == DELIVERED {
                         self.finish(op as usize, t);
                     } else if wait != NONE {
-                        self.arbiter.make_eligible(Priority { eligible: Time(t), tie, stage: wait });
+                        self.eligible(Priority { eligible: Time(t), tie, stage: wait });
                     }
                 }
             } else {
@@ -219,13 +225,27 @@ impl Engine {
             act.wait = s as u32;
             self.l.ops[act.recv_op as usize].set_attention(true);
         } else {
-            self.arbiter.make_eligible(Priority { eligible: Time(t), tie: act.tie, stage: s as u32 });
+            let prio = Priority { eligible: Time(t), tie: act.tie, stage: s as u32 };
+            self.eligible(prio);
+        }
+    }
+
+    /// A stage is eligible: to the arbiter, or, when no stage holds a resource, started in this step
+    /// (what the arbiter would do: nothing blocks, and it starts them in the order they came).
+    #[inline]
+    fn eligible(&mut self, prio: Priority) {
+        if self.l.holds {
+            self.arbiter.make_eligible(prio);
+        } else {
+            self.started.push(prio.stage);
         }
     }
 
     /// Start at `t` every stage the arbiter lets start.
     fn start_stages(&mut self, t: f64) {
-        self.arbiter.decide(&self.l, &mut self.started);
+        if self.l.holds {
+            self.arbiter.decide(&self.l, &mut self.started);
+        }
         for i in 0..self.started.len() {
             let s = self.started[i] as usize;
             let rec = self.l.stages[s];
@@ -244,14 +264,18 @@ impl Engine {
                 self.schedule_end(s, t + rec.amount);
                 continue;
             }
-            self.flow_start[s] = t;
+            if rec.n_res > 0 {
+                self.flow_start[s] = t;
+            }
             let cap = self.l.cap_of(s);
             let chans = self.l.chan_of(s);
             if rec.amount == 0.0 || chans.is_empty() {
                 // nothing to share: the per-flow cap alone sets the pace
                 self.schedule_end(s, t + rec.amount / cap);
             } else if let Some(fluid) = &mut self.fluid {
-                fluid.add(t, s, chans, rec.amount, cap);
+                self.route.clear();
+                self.route.extend(chans.iter().map(|&c| c as usize));
+                fluid.add(t, s, &self.route, rec.amount, cap);
             }
         }
         self.started.clear();
@@ -259,6 +283,6 @@ impl Engine {
 
     #[inline]
     fn schedule_end(&mut self, s: usize, t: f64) {
-        self.events.push(Reverse(Event { time: Time(t + 0.0), stage: s as u32 }));
+        self.events.push(t, s as u32);
     }
 }

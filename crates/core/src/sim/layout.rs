@@ -108,22 +108,27 @@ impl OpRec {
 
 pub(super) const RECV: u32 = Kind::Recv as u32;
 
-/// Everything the event loop needs to know about the program and its stages.
-pub(super) struct Layout {
+/// Everything the event loop needs to know about the program and its stages (the flows' channels and
+/// caps borrowed from the stage table, as they are read once per flow).
+pub(super) struct Layout<'a> {
     pub stages: Vec<StageRec>,
     /// Resources of stages that have more than [`INLINE`].
     res: Vec<u32>,
-    /// Fluid channels of stage `s`: `chan[chan_ptr[s]..chan_ptr[s + 1]]` (empty when there is no flow stage).
-    chan_ptr: Vec<u32>,
-    chan: Vec<usize>,
-    /// Per-flow rate cap of each stage (empty when there is no flow stage).
-    cap: Vec<f64>,
+    /// Fluid channels of stage `s`: `chan[chan_ptr[s]..chan_ptr[s + 1]]`.
+    chan_ptr: &'a [i64],
+    chan: &'a [i64],
+    /// Per-flow rate cap of each stage.
+    cap: &'a [f64],
     pub acts: Vec<ActRec>,
     /// One per operation plus a sentinel.
     pub ops: Vec<OpRec>,
     succ: Vec<u32>,
     /// Some stage is a flow.
     pub has_flows: bool,
+    /// Some stage holds an exclusive resource (else every eligible stage starts at once).
+    pub holds: bool,
+    /// Some flow stage holds an exclusive resource (its start is kept for the resource's busy time).
+    pub flow_holds: bool,
 }
 
 fn bad(msg: String) -> SimError {
@@ -246,8 +251,8 @@ fn pack_stage(
     Ok(StageRec { amount, act: a as u32, kind: kind as u8, needs_recv, n_res: rs.len() as u16, res })
 }
 
-impl Layout {
-    pub fn new(p: &ProgramView, checked: &Checked, st: &StageTable, cfg: &SimConfig) -> Result<Layout, SimError> {
+impl<'a> Layout<'a> {
+    pub fn new(p: &ProgramView, checked: &Checked, st: &StageTable<'a>, cfg: &SimConfig) -> Result<Layout<'a>, SimError> {
         let n_ops = p.n_ops();
         let n_msgs = checked.send_of_msg.len();
         let n_compute = (0..n_ops).filter(|&o| p.op_kind[o] == Kind::Compute as i64).count();
@@ -265,11 +270,16 @@ impl Layout {
         let mut stages = Vec::with_capacity(st.kind.len());
         let mut res = Vec::new();
         let mut acts = Vec::with_capacity(n_acts);
+        let (mut has_flows, mut holds, mut flow_holds) = (false, false, false);
         for a in 0..n_acts {
             let (first, end) = (st.act_ptr[a] as usize, st.act_ptr[a + 1] as usize);
             let is_msg = a < n_msgs;
             for s in first..end {
-                stages.push(pack_stage(st, cfg, s, a, is_msg, &mut res)?);
+                let rec = pack_stage(st, cfg, s, a, is_msg, &mut res)?;
+                has_flows |= rec.kind == FLOW;
+                holds |= rec.n_res > 0;
+                flow_holds |= rec.kind == FLOW && rec.n_res > 0;
+                stages.push(rec);
             }
             let tie = match ties.as_mut() {
                 None => a as u32,
@@ -352,17 +362,8 @@ impl Layout {
         }
         ops[0].succ_lo = 0;
 
-        let has_flows = stages.iter().any(|s| s.kind == FLOW);
-        let (chan_ptr, chan, cap) = if has_flows {
-            (
-                st.chan_ptr.iter().map(|&x| x as u32).collect(),
-                st.chan.iter().map(|&c| c as usize).collect(),
-                st.cap.to_vec(),
-            )
-        } else {
-            (Vec::new(), Vec::new(), Vec::new())
-        };
-        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows })
+        let (chan_ptr, chan, cap) = (st.chan_ptr, st.chan, st.cap);
+        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows, holds, flow_holds })
     }
 
     /// Exclusive resources of stage `s`.
@@ -378,9 +379,9 @@ impl Layout {
         }
     }
 
-    /// Fluid channels of stage `s` (a flow stage).
+    /// Fluid channels of stage `s` (a flow stage; checked in range).
     #[inline]
-    pub fn chan_of(&self, s: usize) -> &[usize] {
+    pub fn chan_of(&self, s: usize) -> &'a [i64] {
         &self.chan[self.chan_ptr[s] as usize..self.chan_ptr[s + 1] as usize]
     }
 
@@ -398,7 +399,7 @@ impl Layout {
 
     /// A layout of stages holding the given resources, and nothing else (for the arbiter's tests).
     #[cfg(test)]
-    pub fn with_resources(res: &[&[u32]]) -> Layout {
+    pub fn with_resources(res: &[&[u32]]) -> Layout<'static> {
         let mut overflow = Vec::new();
         let stages = res
             .iter()
@@ -416,13 +417,15 @@ impl Layout {
         Layout {
             stages,
             res: overflow,
-            chan_ptr: vec![],
-            chan: vec![],
-            cap: vec![],
+            chan_ptr: &[],
+            chan: &[],
+            cap: &[],
             acts: vec![],
             ops: vec![],
             succ: vec![],
             has_flows: false,
+            holds: true,
+            flow_holds: false,
         }
     }
 }

@@ -62,7 +62,8 @@
 //!
 //! One pass packs the program and the stages into small records (a stage,
 //! an activity and an operation each fit in a fraction of a cache line);
-//! the loop then does no allocation per event: a binary heap of stage ends,
+//! the loop then does no allocation per event: a radix heap of stage ends
+//! that hands out every end of one instant at once (`queue.rs`),
 //! dependency counters, and waiting stages parked, each on one busy resource
 //! that blocks it, in per-resource heaps (see `arbiter.rs`). The example
 //! `bench_oneport` runs a caterpillar all-to-all of 1,024 hosts (2.1 million
@@ -153,6 +154,7 @@
 mod arbiter;
 mod engine;
 mod layout;
+mod queue;
 #[cfg(test)]
 mod tests;
 mod time;

@@ -1,5 +1,4 @@
-//! Totally ordered simulated time, and the keys that order events and
-//! waiting stages.
+//! Totally ordered simulated time, and the key that orders waiting stages.
 
 use std::cmp::Ordering;
 
@@ -20,14 +19,6 @@ impl Ord for Time {
     fn cmp(&self, other: &Self) -> Ordering {
         self.0.total_cmp(&other.0)
     }
-}
-
-/// A pending stage end, ordered by time then stage (all the ends at one
-/// time are processed together, in an order that does not change the outcome).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Event {
-    pub time: Time,
-    pub stage: u32,
 }
 
 /// Priority of an eligible stage: earliest eligible time, then the activity's
