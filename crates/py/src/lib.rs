@@ -8,6 +8,7 @@ mod matching;
 mod liquid;
 mod coloring;
 mod maxflow;
+mod mpi_fast;
 
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
 use collsched_core::routing;
@@ -328,6 +329,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(liquid::liquid_first_fit, m)?)?;
     m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
     m.add_class::<maxflow::FlowNetwork>()?;
+    mpi_fast::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
