@@ -19,7 +19,34 @@ use std::sync::Mutex;
 use numpy::npyffi::array::PyArray_CheckExact;
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use pyo3::ffi;
 use pyo3::types::{PyInt, PyList, PyTuple};
+
+unsafe extern "C" {
+    /// CPython's vectorcall: a function of its ABI from 3.11 (of the limited API from 3.12), which this
+    /// extension needs (abi3-py311); pyo3's abi3 calls build a tuple instead, which costs more than the checks.
+    fn PyObject_Vectorcall(callable: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargsf: usize,
+                           kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject;
+}
+
+/// `method(*args)` (at most four), by vectorcall; its result dropped.
+fn run(method: &Bound<'_, PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
+    const OFFSET: usize = 1 << (usize::BITS - 1); // PY_VECTORCALL_ARGUMENTS_OFFSET: slot 0 is the callee's to use
+    let mut slots = [std::ptr::null_mut(); 5];
+    for (slot, arg) in slots[1..].iter_mut().zip(args) {
+        *slot = arg.as_ptr();
+    }
+    let py = method.py();
+    // SAFETY: live objects borrowed for the call; slot 0 is scratch, as OFFSET allows.
+    let result = unsafe { PyObject_Vectorcall(method.as_ptr(), slots.as_ptr().add(1), args.len() | OFFSET,
+                                              std::ptr::null_mut()) };
+    if result.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: a new reference, owned here.
+    drop(unsafe { Bound::from_owned_ptr(py, result) });
+    Ok(())
+}
 
 /// collsched's names of the kinds, in the order of [`METHODS`].
 const KINDS: [&str; 8] =
@@ -229,9 +256,9 @@ impl MpiFast {
         self.last.bind(py).set_item(0, run).is_ok()
     }
 
-    /// `[a, MPI.BYTE]`, as mpi4py takes a buffer of bytes.
-    fn spec<'py>(r: &MpiRoutes, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(a.py(), [a.clone(), r.byte.bind(a.py()).clone()])
+    /// `(a, MPI.BYTE)`, as mpi4py takes a buffer of bytes.
+    fn spec<'py>(r: &MpiRoutes, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyTuple::new(a.py(), [a, r.byte.bind(a.py())])?.into_any())
     }
 
     /// A reduction's fast path (`api.reduce`, `api.allreduce`); `root` None for allreduce.
@@ -266,9 +293,9 @@ impl MpiFast {
         match root {
             Some(root) => {
                 let recv = if gets { recvbuf.clone() } else { py.None().into_bound(py) };
-                method.call1((sendbuf, recv, op, root))?
+                run(method, &[sendbuf, &recv, &op, root])?
             }
-            None => method.call1((sendbuf, recvbuf, op))?,
+            None => run(method, &[sendbuf, recvbuf, &op])?,
         };
         Ok(true)
     }
@@ -284,10 +311,10 @@ impl MpiFast {
         if at_root && !blocks_of(whole, b, r.size) || !self.known(py, r, Key::of(plans, kind, at, nbytes(b), true)) {
             return Ok(false);
         }
-        let whole = if at_root { Self::spec(r, whole)?.into_any() } else { py.None().into_bound(py) };
-        let block = Self::spec(r, block)?.into_any();
+        let whole = if at_root { Self::spec(r, whole)? } else { py.None().into_bound(py) };
+        let block = Self::spec(r, block)?;
         let (send, recv) = if kind == SCATTER { (whole, block) } else { (block, whole) };
-        r.methods[kind].bind(py).call1((send, recv, root))?;
+        run(r.methods[kind].bind(py), &[&send, &recv, root])?;
         Ok(true)
     }
 }
@@ -315,7 +342,7 @@ impl MpiFast {
         if !self.known(py, r, Key::of(plans, BCAST, at, nbytes(a), true)) {
             return Ok(false);
         }
-        r.methods[BCAST].bind(py).call1((Self::spec(r, buf)?, root))?;
+        run(r.methods[BCAST].bind(py), &[&Self::spec(r, buf)?, root])?;
         Ok(true)
     }
 
@@ -341,7 +368,7 @@ impl MpiFast {
         if !blocks_of(recvbuf, s, r.size) || !self.known(py, r, Key::of(plans, ALLGATHER, -1, nbytes(s), true)) {
             return Ok(false);
         }
-        r.methods[ALLGATHER].bind(py).call1((Self::spec(r, sendbuf)?, Self::spec(r, recvbuf)?))?;
+        run(r.methods[ALLGATHER].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
         Ok(true)
     }
 
@@ -358,7 +385,7 @@ impl MpiFast {
         {
             return Ok(false);
         }
-        r.methods[ALLTOALL].bind(py).call1((Self::spec(r, sendbuf)?, Self::spec(r, recvbuf)?))?;
+        run(r.methods[ALLTOALL].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
         Ok(true)
     }
 
@@ -382,9 +409,9 @@ impl MpiFast {
             return Ok(false);
         }
         let element = element.bind(py);
-        let send = PyList::new(py, [sendbuf, sendcounts, sdispls, element])?;
-        let recv = PyList::new(py, [recvbuf, recvcounts, rdispls, element])?;
-        r.methods[ALLTOALLV].bind(py).call1((send, recv))?;
+        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, element])?.into_any();
+        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, element])?.into_any();
+        run(r.methods[ALLTOALLV].bind(py), &[&send, &recv])?;
         Ok(true)
     }
 
