@@ -61,6 +61,9 @@ const ALLTOALL: usize = 4;
 const REDUCE: usize = 5;
 const ALLREDUCE: usize = 6;
 const ALLTOALLV: usize = 7;
+/// MPI's predefined reduction operators, by their names in mpi4py.
+const PREDEFINED: [&str; 12] =
+    ["SUM", "PROD", "MAX", "MIN", "LAND", "BAND", "LOR", "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC"];
 /// At most this many routes kept per communicator (then forgotten, and learned again), as `calls._ROUTES`.
 const ROUTES: usize = 4096;
 
@@ -114,6 +117,8 @@ pub struct MpiRoutes {
     byte: Py<PyAny>,
     op_type: Py<PyAny>,
     sum: Py<PyAny>,
+    /// mpi4py's predefined operators and whether each commutes (asked once: they cannot be freed).
+    predefined: Vec<(Py<PyAny>, bool)>,
     methods: Vec<Py<PyAny>>,
     routes: Mutex<HashMap<Key, Route, BuildHasherDefault<Mix>>>,
     /// itemsize -> a committed contiguous datatype of that many bytes (alltoallv counts in elements).
@@ -132,6 +137,14 @@ impl MpiRoutes {
             byte: mpi.getattr("BYTE")?.unbind(),
             op_type: mpi.getattr("Op")?.unbind(),
             sum: mpi.getattr("SUM")?.unbind(),
+            predefined: PREDEFINED
+                .iter()
+                .map(|name| {
+                    let op = mpi.getattr(*name)?;
+                    let commutes = op.call_method0("Is_commutative")?.is_truthy()?;
+                    Ok((op.unbind(), commutes))
+                })
+                .collect::<PyResult<_>>()?,
             methods,
             routes: Mutex::new(HashMap::default()),
             elements: Mutex::new(HashMap::new()),
@@ -284,8 +297,11 @@ impl MpiFast {
         if gets && !like(recvbuf, send) {
             return Ok(false);
         }
-        let commutes =
-            plans.is_none() || op.call_method0("Is_commutative").and_then(|c| c.is_truthy()).unwrap_or(false);
+        let commutes = plans.is_none()
+            || match r.predefined.iter().find(|(known, _)| known.as_ptr() == op.as_ptr()) {
+                Some((_, commutes)) => *commutes,
+                None => op.call_method0("Is_commutative").and_then(|c| c.is_truthy()).unwrap_or(false),
+            };
         if !self.known(py, r, Key::of(plans, kind, at, nbytes(send), commutes)) {
             return Ok(false);
         }

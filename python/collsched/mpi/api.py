@@ -9,7 +9,12 @@ runs through :func:`.calls.call`; without ``plans=``, it checks its
 arguments and calls MPI's own collective on the private communicator
 directly (the delegated path: per kind, one function checks the buffers and
 one runs MPI's own collective, shared by both paths, and no closure is made
-per call). Reductions take ``op``: an ``MPI.Op``
+per call). Each call first asks the compiled fast path
+(:data:`.calls._FAST`, ``crates/py/src/mpi_fast.rs``): on plain arrays of a
+shape whose route :func:`.calls.own` has already found (MPI's own), it
+runs MPI's own collective from there with the arguments the Python fast
+path below would give, and the call returns; otherwise the Python code
+runs as if it were not there. Reductions take ``op``: an ``MPI.Op``
 (``MPI.SUM``, ``MPI.PROD``, ``MPI.MIN``, ``MPI.MAX``, ... or one made with
 ``MPI.Op.Create``; commutative if ``op.Is_commutative()``), or a callable
 ``f(a, b) -> array`` where ``a`` holds the lower ranks' operands, treated
