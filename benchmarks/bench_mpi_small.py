@@ -4,11 +4,12 @@ Where no plan fits (no ``plans=``, or a plan folder none of whose plans
 fits the size), a ``collsched.mpi`` call checks its arguments and calls
 MPI's own collective on its private communicator. This script runs one MPI
 job of ``--ranks`` ranks on this machine (shared memory, no emulation) and
-measures, for allreduce (``MPI.SUM``), bcast (root 0), reduce (``MPI.SUM``,
-root 0) and allgather of float64 (for allgather, the size is what every
-rank receives), four variants:
+measures, for each of the eight kinds (``--kinds``: allreduce and reduce
+with ``MPI.SUM``, bcast, scatter and gather from root 0, allgather,
+alltoall, alltoallv with even counts) on float64, six variants (the size is
+the largest buffer: see :func:`buffers`):
 
-- ``mpi``: mpi4py's own (``Allreduce``, ``Bcast``, ``Reduce``, ``Allgather``);
+- ``mpi``: mpi4py's own (``comm.Allreduce``, ``comm.Bcast``, ...);
 - ``mpi'``: the same again, timed as a separate variant: the **A/A control**,
   whose ratio to ``mpi`` is the harness's noise floor on this machine;
 - ``ours``: ``collsched.mpi`` without ``plans=``;
@@ -17,14 +18,16 @@ rank receives), four variants:
 - ``persist``: ``collsched.mpi.persistent`` of the call (no ``plans=``), made
   once and started in every call of the block: where MPI's own runs, the
   private communicator's mpi4py method with its arguments bound, no Python
-  of collsched's per call;
+  of collsched's per call (``n/a`` for alltoallv, which it does not take);
 - ``private``: mpi4py's own on ``collsched.mpi``'s private communicator
   (a duplicate, with the receive of its abort channel posted): what the
   communicator costs, without collsched's Python.
 
-A **block** is ``--calls`` calls in a row of one variant (at most
-64 MB / size of them, at least one), started after a barrier and timed
-as the slowest rank's time per call. A **round** is one block of each
+Each variant is one lambda that calls what it measures, with the same
+arguments, so that the harness adds the same Python to each. A **block**
+is ``--calls`` calls in a row of one variant (at most 64 MB / size of
+them, at least one), started after a barrier and timed as the slowest
+rank's time per call. A **round** is one block of each
 variant, in an order rotated every round (so that no variant always
 follows another); ``--rounds`` rounds. Each ratio printed is the median,
 over the rounds, of the ratio of the two variants' blocks in the same
@@ -32,7 +35,8 @@ round; the A/A column shows the median and, in brackets, the 10th and 90th
 percentiles of ``mpi'`` / ``mpi``. Results are checked bitwise equal.
 The load average at the start and end is printed.
 
-Run: ``.venv/bin/python benchmarks/bench_mpi_small.py [--ranks 8] [--rounds 15] [--calls 200] [--max 64MB]``.
+Run: ``.venv/bin/python benchmarks/bench_mpi_small.py [--ranks 8] [--rounds 15] [--calls 200] [--max 64MB]
+[--sizes 8B,1KB] [--kinds bcast,alltoallv]``.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import warnings
 import numpy as np
 
 SIZES = (8, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20)
-KINDS = ("allreduce", "bcast", "reduce", "allgather")
+KINDS = ("allreduce", "bcast", "reduce", "allgather", "scatter", "gather", "alltoall", "alltoallv")
 VARIANTS = ("mpi", "mpi'", "ours", "plans", "persist", "private")
 
 
@@ -98,7 +102,83 @@ def _block(comm, fn, calls: int) -> float:
     return comm.allreduce(took, op=MPI.MAX)
 
 
-def rank_main(out: str, rounds: int, sizes: list[int], calls: int, plans: str) -> None:
+def buffers(kind: str, size: int, me: int, n: int, root: int = 0):
+    """``(send, make_output)`` of one kind: ``size`` bytes of float64 in the largest buffer (at least one per block).
+
+    The size is the broadcast buffer, a reduction's operand, the root's
+    buffer of ``scatter`` and ``gather``, what every rank receives in
+    ``allgather``, what every rank sends in ``alltoall`` and ``alltoallv``
+    (even counts). ``make_output()`` makes a fresh output (the broadcast
+    buffer itself, a copy of ``send`` at the root).
+
+    Examples
+    --------
+    >>> send, make = buffers("gather", 64, 0, 4)
+    >>> send.nbytes, make().nbytes
+    (16, 64)
+    """
+    x = np.random.default_rng(me).integers(-1000, 1000, max(n, size // 8)).astype(np.float64)
+    block = x[: x.size // n]
+    whole = np.tile(block, n)
+    send = {"allreduce": x, "bcast": x, "reduce": x, "allgather": block, "scatter": whole if me == root else None,
+            "gather": block, "alltoall": whole, "alltoallv": whole}[kind]
+    make = {"allreduce": lambda: np.empty_like(x), "bcast": lambda: x.copy(), "reduce": lambda: np.empty_like(x),
+            "allgather": lambda: np.empty_like(whole), "scatter": lambda: np.empty_like(block),
+            "gather": lambda: np.empty_like(whole) if me == root else None, "alltoall": lambda: np.empty_like(whole),
+            "alltoallv": lambda: np.empty_like(whole)}[kind]
+    return send, make
+
+
+def variants(kind: str, comm, private, send, outs: list, plans: str, csmpi, MPI) -> list:
+    """The six variants' calls, one lambda each with no other Python between it and the call measured.
+
+    ``comm`` is the application's communicator, ``private`` collsched.mpi's
+    private duplicate of it; ``outs[i]`` variant ``i``'s output array. For
+    ``alltoallv`` (which ``persistent`` does not take) the ``persist`` variant
+    is the ordinary call again.
+    """
+    o0, o1, o2, o3, o4, o5 = outs
+    sum_ = MPI.SUM
+    persistent = {"allreduce": lambda o: csmpi.persistent(csmpi.allreduce, comm, send, o, sum_),
+                  "bcast": lambda o: csmpi.persistent(csmpi.bcast, comm, o, 0),
+                  "reduce": lambda o: csmpi.persistent(csmpi.reduce, comm, send, o, sum_, 0),
+                  "allgather": lambda o: csmpi.persistent(csmpi.allgather, comm, send, o),
+                  "scatter": lambda o: csmpi.persistent(csmpi.scatter, comm, send, o, 0),
+                  "gather": lambda o: csmpi.persistent(csmpi.gather, comm, send, o, 0),
+                  "alltoall": lambda o: csmpi.persistent(csmpi.alltoall, comm, send, o)}
+    if kind == "allreduce":
+        f, g = csmpi.allreduce, comm.Allreduce
+        fns = [lambda: g(send, o0, sum_), lambda: g(send, o1, sum_), lambda: f(comm, send, o2, sum_),
+               lambda: f(comm, send, o3, sum_, plans=plans), None, lambda: private.Allreduce(send, o5, sum_)]
+    elif kind == "bcast":
+        f, g = csmpi.bcast, comm.Bcast
+        fns = [lambda: g(o0, 0), lambda: g(o1, 0), lambda: f(comm, o2, 0), lambda: f(comm, o3, 0, plans=plans), None,
+               lambda: private.Bcast(o5, 0)]
+    elif kind == "reduce":
+        f, g = csmpi.reduce, comm.Reduce
+        fns = [lambda: g(send, o0, sum_, 0), lambda: g(send, o1, sum_, 0), lambda: f(comm, send, o2, sum_, 0),
+               lambda: f(comm, send, o3, sum_, 0, plans=plans), None, lambda: private.Reduce(send, o5, sum_, 0)]
+    elif kind in ("allgather", "alltoall"):
+        f, g = getattr(csmpi, kind), getattr(comm, kind.capitalize())
+        h = getattr(private, kind.capitalize())
+        fns = [lambda: g(send, o0), lambda: g(send, o1), lambda: f(comm, send, o2),
+               lambda: f(comm, send, o3, plans=plans), None, lambda: h(send, o5)]
+    elif kind in ("scatter", "gather"):
+        f, g, h = getattr(csmpi, kind), getattr(comm, kind.capitalize()), getattr(private, kind.capitalize())
+        fns = [lambda: g(send, o0, 0), lambda: g(send, o1, 0), lambda: f(comm, send, o2, 0),
+               lambda: f(comm, send, o3, 0, plans=plans), None, lambda: h(send, o5, 0)]
+    else:
+        f, g = csmpi.alltoallv, comm.Alltoallv
+        counts = [send.size // comm.size] * comm.size
+        fns = [lambda: g([send, counts], [o0, counts]), lambda: g([send, counts], [o1, counts]),
+               lambda: f(comm, send, counts, o2, counts), lambda: f(comm, send, counts, o3, counts, plans=plans),
+               lambda: f(comm, send, counts, o4, counts), lambda: private.Alltoallv([send, counts], [o5, counts])]
+    if fns[4] is None:
+        fns[4] = persistent[kind](o4)
+    return fns
+
+
+def rank_main(out: str, rounds: int, sizes: list[int], calls: int, plans: str, kinds: list[str]) -> None:
     """One rank of the measuring job (this file run by mpirun with ``--rank``)."""
     from mpi4py import MPI
 
@@ -109,50 +189,23 @@ def rank_main(out: str, rounds: int, sizes: list[int], calls: int, plans: str) -
 
     world = MPI.COMM_WORLD
     me, n = world.rank, world.size
-    comms = [world, world, world, world, world, private(world).comm]
+    mine = private(world).comm
     rows = []
     for size in sizes:
         k = calls_per_block(size, calls)
-        x = np.random.default_rng(me).integers(-1000, 1000, max(1, size // 8)).astype(np.float64)
-        block = x[: max(1, x.size // n)]  # allgather: the size is what every rank receives
-        make = {"allreduce": lambda: np.empty_like(x), "bcast": lambda: x.copy(),
-                "reduce": lambda: np.empty_like(x), "allgather": lambda: np.empty(n * block.size)}
-
-        def variants(kind, bufs):
-            b, c, comm = bufs, comms, world
-            mpi = {"allreduce": lambda i: c[i].Allreduce(x, b[i], op=MPI.SUM),
-                   "bcast": lambda i: c[i].Bcast(b[i], 0),
-                   "reduce": lambda i: c[i].Reduce(x, b[i], op=MPI.SUM, root=0),
-                   "allgather": lambda i: c[i].Allgather(block, b[i])}[kind]
-
-            def persist(i):
-                fn, args = {"allreduce": (csmpi.allreduce, (x, b[i], MPI.SUM)), "bcast": (csmpi.bcast, (b[i], 0)),
-                            "reduce": (csmpi.reduce, (x, b[i], MPI.SUM, 0)),
-                            "allgather": (csmpi.allgather, (block, b[i]))}[kind]
-                return csmpi.persistent(fn, comm, *args)
-
-            def ours(i, p=None):
-                if kind == "allreduce":
-                    csmpi.allreduce(comm, x, b[i], MPI.SUM, plans=p)
-                elif kind == "bcast":
-                    csmpi.bcast(comm, b[i], 0, plans=p)
-                elif kind == "reduce":
-                    csmpi.reduce(comm, x, b[i], MPI.SUM, 0, plans=p)
-                else:
-                    csmpi.allgather(comm, block, b[i], plans=p)
-            return [lambda: mpi(0), lambda: mpi(1), lambda: ours(2), lambda: ours(3, plans), persist(4),
-                    lambda: mpi(5)]
-
-        for kind in KINDS:
-            bufs = [make[kind]() for _ in VARIANTS]
-            fns = variants(kind, bufs)
+        for kind in kinds:
+            send, make = buffers(kind, size, me, n)
+            outs = [make() for _ in VARIANTS]
+            fns = variants(kind, world, mine, send, outs, plans, csmpi, MPI)
             for fn in fns:  # warm up: the private communicator, the plan folder, MPI's own algorithm's buffers
                 fn()
             times = [[0.0] * rounds for _ in VARIANTS]
             for r in range(rounds):
                 for v in rotation(r):
                     times[v][r] = _block(world, fns[v], k)
-            same = kind == "reduce" and me != 0 or all(b.tobytes() == bufs[0].tobytes() for b in bufs)
+            same = all(o is None or o.tobytes() == outs[0].tobytes() for o in outs)
+            if kind == "reduce" and me != 0:
+                same = True  # a reduction's output is the root's
             same = world.allreduce(bool(same), op=MPI.LAND)
             rows.append({"kind": kind, "size": size, "calls": k, "times": times, "equal": bool(same)})
     if me == 0:
@@ -169,7 +222,7 @@ def _size(text: str) -> int:
 
 
 def _unfit_plans(n: int, folder: str) -> None:
-    """A plan folder for ``n`` ranks (bcast, reduce, allreduce, allgather) whose plans are for 1 TB and up."""
+    """A plan folder for ``n`` ranks, a plan of every kind that has plans, each for 1 TB and up: none fits."""
     import collsched as cs
     from collsched.mpi.plans import Plan, PlanSet
 
@@ -177,7 +230,10 @@ def _unfit_plans(n: int, folder: str) -> None:
     h = list(p.hosts)
     made = [(cs.Broadcast(source=h[0], targets=h, size=1e6), "binomial"),
             (cs.Reduce(participants=h, target=h[0], size=1e6), "binomial"),
-            (cs.AllReduce(participants=h, size=1e6), "ring"), (cs.AllGather(participants=h, size=1e6), "ring")]
+            (cs.AllReduce(participants=h, size=1e6), "ring"), (cs.AllGather(participants=h, size=1e6), "ring"),
+            (cs.Scatter(source=h[0], targets=h, size=1e6), "binomial"),
+            (cs.Gather(sources=h, target=h[0], size=1e6), "binomial"),
+            (cs.AllToAll(senders=h, size=1e6), "caterpillar")]
     PlanSet([Plan.of(p, c, cs.plan(p, c, algorithm=a), low=1 << 40, high=1 << 41) for c, a in made],
             platform=p).save(folder)
 
@@ -196,10 +252,18 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=200, help="calls per block (at most 64 MB / size)")
     ap.add_argument("--max", default="64MB", help="largest size measured")
     ap.add_argument("--sizes", default=None, help="comma-separated sizes instead of 8B,1KB,64KB,1MB,16MB,64MB")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds (default: all eight)")
     ap.add_argument("--rank", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    kinds = args.kinds.split(",")
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        print(f"bench_mpi_small: --kinds: no kind {', '.join(unknown)} (give some of {', '.join(KINDS)})",
+              file=sys.stderr)
+        return 2
     if args.rank:
-        rank_main(args.rank[0], args.rounds, [int(s) for s in args.rank[1].split(",")], args.calls, args.rank[2])
+        rank_main(args.rank[0], args.rounds, [int(s) for s in args.rank[1].split(",")], args.calls, args.rank[2],
+                  kinds)
         return 0
     from collsched.runtime.launch import mpirun_command
 
@@ -210,7 +274,8 @@ def main(argv=None) -> int:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = mpirun_command(args.ranks, [sys.executable, os.path.abspath(__file__), "--rounds", str(args.rounds),
-                                      "--calls", str(args.calls), "--rank", out, ",".join(map(str, sizes)), plans])
+                                      "--calls", str(args.calls), "--kinds", args.kinds, "--rank", out,
+                                      ",".join(map(str, sizes)), plans])
     load0 = os.getloadavg()
     began = time.time()
     subprocess.run(cmd, check=True, env=env)
@@ -227,10 +292,12 @@ def main(argv=None) -> int:
         t = r["times"]
         ours, plans_, aa, pers, priv = (np.median(paired(t[v], t[0])) for v in (2, 3, 1, 4, 5))
         lo, hi = np.percentile(paired(t[1], t[0]), [10, 90])
-        for key, val in (("ours", ours), ("plans", plans_), ("persist", pers), ("A/A", aa)):
+        persisted = r["kind"] != "alltoallv"  # persistent takes the seven other kinds
+        for key, val in (("ours", ours), ("plans", plans_), ("persist", pers if persisted else 0.0), ("A/A", aa)):
             worst[key] = max(worst[key], val)
+        shown = f"{pers:>9.3f}" if persisted else f"{'n/a':>9}"
         print(f"{r['kind']:<10} {r['size']:>9} {r['calls']:>5} {np.median(t[0]) * 1e6:>9.1f} {ours:>9.3f} "
-              f"{plans_:>9.3f} {pers:>9.3f} {priv:>8.3f} {aa:>9.3f} [{lo:.3f}, {hi:.3f}]  {r['equal']}")
+              f"{plans_:>9.3f} {shown} {priv:>8.3f} {aa:>9.3f} [{lo:.3f}, {hi:.3f}]  {r['equal']}")
     print(f"worst median ratio: ours {worst['ours']:.3f}, plans {worst['plans']:.3f}, persist {worst['persist']:.3f}, "
           f"A/A control {worst['A/A']:.3f} (target <= 1.10)")
     return 0

@@ -75,7 +75,8 @@ def test_plain_arrays_take_the_fast_path_and_persistent_calls_are_mpis_own(folde
         assert r["equal"] == {f"{kind} {which}": True for which in ("none", "unfit", "persistent none",
                                                                      "persistent unfit")
                               for kind in FAST}, r["rank"]
-        # after the first call of each shape: no general path, no plan lookup; a strided array takes the general path
+        # after the first call of each shape: no general path, no route lookup in Python (the compiled path answers);
+        # a strided array takes the general path
         assert r["general"] == {"none": 0, "unfit": 0, "strided": True}, r["rank"]
         assert r["bound"] == {"none": FAST_MPI, "unfit": FAST_MPI, "plan": ["bcast", "allreduce"],
                               "callable": ["allreduce"], "strided": ["bcast"]}, r["rank"]
@@ -303,7 +304,7 @@ def scenario_fast(comm, folder):
         }[kind]
 
     counted = []
-    real = api._copy, api._reduction, calls._route
+    real = api._copy, api._reduction, calls._route, api.own
 
     def counting(fn):
         def counted_fn(*args, **kwargs):
@@ -316,7 +317,7 @@ def scenario_fast(comm, folder):
         for which, plans in (("none", None), ("unfit", unfit)):
             for kind in FAST:
                 calls_of(kind, plans, x)[0]()  # the first call of this shape finds its path
-            api._copy, api._reduction, calls._route = (counting(f) for f in real)
+            api._copy, api._reduction, calls._route, api.own = (counting(f) for f in real)
             counted.clear()
             try:
                 for kind in FAST:
@@ -328,7 +329,7 @@ def scenario_fast(comm, folder):
                 csmpi.bcast(comm, np.zeros(128, np.int64)[::2], 0, plans=plans)  # a strided array
                 general["strided"] = len(counted) > 0
             finally:
-                api._copy, api._reduction, calls._route = real
+                api._copy, api._reduction, calls._route, api.own = real
         # persistent calls: the private communicator's own method where MPI's own runs; started twice, new data
         out = np.empty_like(x)
         for which, plans in (("none", None), ("unfit", unfit)):

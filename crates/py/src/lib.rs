@@ -8,6 +8,7 @@ mod matching;
 mod liquid;
 mod coloring;
 mod maxflow;
+mod mpi_fast;
 
 use collsched_core::compile::{compile_fluid, HostPairs, Ops};
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
@@ -397,6 +398,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
     m.add_class::<maxflow::FlowNetwork>()?;
     m.add_function(wrap_pyfunction!(maxflow::pack_spanning_trees, m)?)?;
+    mpi_fast::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

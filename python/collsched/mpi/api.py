@@ -9,7 +9,12 @@ runs through :func:`.calls.call`; without ``plans=``, it checks its
 arguments and calls MPI's own collective on the private communicator
 directly (the delegated path: per kind, one function checks the buffers and
 one runs MPI's own collective, shared by both paths, and no closure is made
-per call). Reductions take ``op``: an ``MPI.Op``
+per call). Each call first asks the compiled fast path
+(:data:`.calls._FAST`, ``crates/py/src/mpi_fast.rs``): on plain arrays of a
+shape whose route :func:`.calls.own` has already found (MPI's own), it
+runs MPI's own collective from there with the arguments the Python fast
+path below would give, and the call returns; otherwise the Python code
+runs as if it were not there. Reductions take ``op``: an ``MPI.Op``
 (``MPI.SUM``, ``MPI.PROD``, ``MPI.MIN``, ``MPI.MAX``, ... or one made with
 ``MPI.Op.Create``; commutative if ``op.Is_commutative()``), or a callable
 ``f(a, b) -> array`` where ``a`` holds the lower ranks' operands, treated
@@ -35,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
-from .calls import _RECENT, call, delegating, operator_failed, own, private, refusal
+from .calls import _FAST, _RECENT, call, delegating, operator_failed, own, private, refusal
 from .layout import OperatorFailed
 
 __all__ = ["bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "alltoallv"]
@@ -103,8 +108,7 @@ def _copy(comm, kind: str, root, buffers, mpi, sendbuf, recvbuf, plans) -> None:
         if plans is None:
             raise refusal(ctx, kind, exc) from None
         send, recv, size, dtype, reason = None, None, 0, None, str(exc)
-    if plans is None:
-        delegating(ctx, kind, root, size)
+    if reason is None and own(ctx, plans, kind, root, size):  # no plans=, or no plan fits: MPI's own at once
         _run(mpi(ctx, send, recv, root))
         return
     call(comm, kind, send, recv, size=size, units=size, root=root, plans=plans, dtype=dtype, reason=reason,
@@ -166,6 +170,8 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
+    if _FAST.bcast(comm, buf, root, plans):  # compiled: plain arrays, a route already found
+        return buf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     if (type(buf) is _ND and type(root) is int and 0 <= root < ctx.size and buf.flags.c_contiguous
             and not buf.dtype.hasobject and own(ctx, plans, "broadcast", root, buf.nbytes)):
@@ -202,6 +208,8 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
+    if _FAST.scatter(comm, sendbuf, recvbuf, root, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n, at_root = ctx.size, ctx.rank == root
     if (type(recvbuf) is _ND and type(root) is int and 0 <= root < n and recvbuf.flags.c_contiguous
@@ -270,6 +278,8 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
+    if _FAST.gather(comm, sendbuf, recvbuf, root, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n, at_root = ctx.size, ctx.rank == root
     if (type(sendbuf) is _ND and type(root) is int and 0 <= root < n and sendbuf.flags.c_contiguous
@@ -326,6 +336,8 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
+    if _FAST.allgather(comm, sendbuf, recvbuf, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
             and _blocks_of(recvbuf, sendbuf, ctx.size) and own(ctx, plans, "allgather", None, sendbuf.nbytes)):
@@ -371,6 +383,8 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
+    if _FAST.alltoall(comm, sendbuf, recvbuf, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n = ctx.size
     if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
@@ -440,6 +454,8 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
     ...
     ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
     """
+    if _FAST.alltoallv(comm, sendbuf, sendcounts, recvbuf, recvcounts, sdispls, rdispls, plans):
+        return recvbuf
     send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
     _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_mpi, (send, sendcounts, sdispls),
           (recv, recvcounts, rdispls), plans)
@@ -448,7 +464,7 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
 
 
 def _layout(n: int, array, counts, displs, name: str, counts_name: str):
-    """``(counts, displacements)`` in bytes, checked against ``array``."""
+    """``(counts, displacements)`` in elements, checked against ``array``."""
     try:
         counts = [int(c) for c in counts]
         displs = [0] + list(np.cumsum(counts[:-1], dtype=np.int64)) if displs is None else [int(d) for d in displs]
@@ -463,8 +479,7 @@ def _layout(n: int, array, counts, displs, name: str, counts_name: str):
     if end > array.size:
         raise ValueError(f"{counts_name} {counts} from displacements {[int(d) for d in displs]} reach element {end} "
                          f"of {name}, which has {array.size}")
-    item = array.itemsize
-    return [c * item for c in counts], [int(d) * item for d in displs]
+    return counts, [int(d) for d in displs]
 
 
 def _alltoallv_buffers(n, me, root, sendbuf, recvbuf):
@@ -474,12 +489,12 @@ def _alltoallv_buffers(n, me, root, sendbuf, recvbuf):
         raise ValueError(f"sendbuf is {send.dtype} and recvbuf {recv.dtype}: give arrays of one dtype")
     s = _layout(n, send, sendcounts, sdispls, "sendbuf", "sendcounts")
     r = _layout(n, recv, recvcounts, rdispls, "recvbuf", "recvcounts")
-    return (send, s), (recv, r), sum(s[0]), send.dtype
+    return (send, s), (recv, r), sum(s[0]) * send.itemsize, send.dtype
 
 
 def _alltoallv_mpi(ctx, send, recv, root):
-    byte = ctx.byte
-    return ctx.comm.Alltoallv, ([send[0], send[1], byte], [recv[0], recv[1], byte])
+    element = ctx.element(send[0].itemsize)  # counts and displacements are in elements of the arrays' dtype
+    return ctx.comm.Alltoallv, ([send[0], *send[1], element], [recv[0], *recv[1], element])
 
 
 def _commutes(op, commute) -> bool:
@@ -620,6 +635,8 @@ def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root:
     >>> callable(reduce)
     True
     """
+    if _FAST.reduce(comm, sendbuf, recvbuf, op, root, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     op = ctx.mpi.SUM if op is None else op
     if (type(op) is ctx.Op and type(sendbuf) is _ND and type(root) is int and 0 <= root < ctx.size
@@ -659,6 +676,8 @@ def allreduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, op=None, *, commut
     >>> callable(allreduce)
     True
     """
+    if _FAST.allreduce(comm, sendbuf, recvbuf, op, plans):
+        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     op = ctx.mpi.SUM if op is None else op
     if (type(op) is ctx.Op and type(sendbuf) is _ND and sendbuf.flags.c_contiguous and _like(recvbuf, sendbuf)

@@ -51,6 +51,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._core import _MpiFast, _MpiRoutes
 from ..errors import CollschedError
 from ..runtime.walk import walk
 from .layout import Bound, OperatorFailed, Prepared, combine
@@ -107,6 +108,9 @@ _KEYVAL = None
 _WARNED: set = set()
 _LAST = ["none"]
 _RECENT: list = [None, None]  # the communicator of the latest call and its context: found without Get_attr
+#: The compiled fast path (``crates/py/src/mpi_fast.rs``): the latest communicator's learned routes, run with no
+#: Python of collsched's; :mod:`.api`'s calls ask it first, and :func:`own` teaches it.
+_FAST = _MpiFast(_LAST)
 
 
 def last_run() -> str:
@@ -139,6 +143,16 @@ class _Context:
         self.notices: list = []
         self.byte, self.Op = MPI.BYTE, MPI.Op  # looked up once: the fast path (:func:`own`) reads them per call
         self.routes: dict = {}  # (plans=, kind, root, size, commutes) -> what :func:`own` answered
+        self.fast = _MpiRoutes(self.comm, MPI)  # the same answers, where the compiled fast path reads them
+        self.elements: dict = {}  # itemsize -> a datatype of one element (alltoallv's counts are in elements)
+
+    def element(self, itemsize: int):
+        """The committed MPI datatype of ``itemsize`` contiguous bytes (made once, known to the fast path)."""
+        datatype = self.elements.get(itemsize)
+        if datatype is None:
+            datatype = self.elements[itemsize] = self.mpi.BYTE.Create_contiguous(itemsize).Commit()
+            self.fast.learn_element(itemsize, datatype)
+        return datatype
 
     def tell_others(self) -> None:
         """Tell every other rank to stop waiting (this rank failed)."""
@@ -153,6 +167,8 @@ class _Context:
         for req in [self.abort] + self.notices:
             if req != MPI.REQUEST_NULL:
                 req.Free()
+        for datatype in self.elements.values():
+            datatype.Free()
         self.comm.Free()
 
 
@@ -183,12 +199,14 @@ def private(comm) -> _Context:
         ctx = _Context(comm)
         comm.Set_attr(_KEYVAL, ctx)
     _RECENT[:] = comm, ctx
+    _FAST.bind(comm, ctx.fast)
     return ctx
 
 
 def _reset(comm, ctx: _Context) -> None:
     comm.Delete_attr(_KEYVAL)
     _RECENT[:] = None, None
+    _FAST.bind(None, None)
     try:
         ctx.close()
     except Exception:  # noqa: BLE001 - a broken private communicator is dropped either way
@@ -211,11 +229,15 @@ def own(ctx: _Context, plans, kind: str, root, size: int, commutes: bool = True)
     found once per communicator and call shape (``plans=``, kind, root, size,
     whether the operator commutes: the :class:`FallbackWarning`, if any, is
     said then) and kept: a later call with that shape costs one dict lookup.
+    A ``"fallback"`` or ``"mpi"`` answer is also given to the context's
+    compiled fast path (``ctx.fast``, :data:`_FAST`), keyed by the
+    ``plans=`` object itself (kept alive with it): the next call of that
+    shape on plain arrays, with that very object, runs MPI's own from there.
 
     Examples
     --------
     >>> import warnings
-    >>> ctx = type("Ctx", (), {"rank": 1, "size": 4, "routes": {}})()
+    >>> ctx = type("Ctx", (), {"rank": 1, "size": 4, "routes": {}, "fast": None})()
     >>> own(ctx, None, "broadcast", 0, 8), last_run(), list(ctx.routes.values())
     ('fallback', 'fallback', ['fallback'])
     """
@@ -227,6 +249,8 @@ def own(ctx: _Context, plans, kind: str, root, size: int, commutes: bool = True)
         run = _route(ctx, plans, kind, root, size, commutes)
     if run:
         _LAST[0] = run
+        if ctx.fast is not None:
+            ctx.fast.learn(plans, kind, root, size, commutes, run)
     return run
 
 

@@ -1,0 +1,452 @@
+//! collsched.mpi's fast path, compiled: a call on plain arrays whose route is known runs MPI's own collective
+//! from here, with no Python of collsched's per call.
+//!
+//! `python/collsched/mpi/calls.py` decides every route in Python (`own`: no `plans=`, or no plan fits, or the
+//! plan says MPI's own is as fast; the `FallbackWarning` said once) and tells this module what it found
+//! (`_MpiRoutes.learn`). A later call of the same shape (the same communicator, `plans=` object, kind, root,
+//! size and, for a reduction with `plans=`, whether the operator commutes) is answered here: each method of
+//! `_MpiFast` checks the arguments exactly as `python/collsched/mpi/api.py`'s fast path does (exact numpy
+//! arrays, C-contiguous, no object dtype, sizes and dtypes that fit, an `int` root in range, an `MPI.Op`), sets
+//! `last_run()`'s answer and calls mpi4py's bound method of the private communicator with the arguments
+//! that path gives it, and returns `True`. In every other case it does nothing and returns `False`: the Python
+//! call then runs as before (and raises, warns, adapts or runs the plan). Nothing here decides a route, and
+//! nothing links MPI: the collective is mpi4py's own method, called back.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Mutex;
+
+use numpy::npyffi::array::PyArray_CheckExact;
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::ffi;
+use pyo3::types::{PyInt, PyList, PyTuple};
+
+unsafe extern "C" {
+    /// CPython's vectorcall: a function of its ABI from 3.11 (of the limited API from 3.12), which this
+    /// extension needs (abi3-py311); pyo3's abi3 calls build a tuple instead, which costs more than the checks.
+    fn PyObject_Vectorcall(callable: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargsf: usize,
+                           kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject;
+}
+
+/// `method(*args)` (at most four), by vectorcall; its result dropped.
+fn run(method: &Bound<'_, PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
+    const OFFSET: usize = 1 << (usize::BITS - 1); // PY_VECTORCALL_ARGUMENTS_OFFSET: slot 0 is the callee's to use
+    let mut slots = [std::ptr::null_mut(); 5];
+    for (slot, arg) in slots[1..].iter_mut().zip(args) {
+        *slot = arg.as_ptr();
+    }
+    let py = method.py();
+    // SAFETY: live objects borrowed for the call; slot 0 is scratch, as OFFSET allows.
+    let result = unsafe { PyObject_Vectorcall(method.as_ptr(), slots.as_ptr().add(1), args.len() | OFFSET,
+                                              std::ptr::null_mut()) };
+    if result.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: a new reference, owned here.
+    drop(unsafe { Bound::from_owned_ptr(py, result) });
+    Ok(())
+}
+
+/// collsched's names of the kinds, in the order of [`METHODS`].
+const KINDS: [&str; 8] =
+    ["broadcast", "scatter", "gather", "allgather", "alltoall", "reduce", "allreduce", "alltoallv"];
+/// mpi4py's method of each kind.
+const METHODS: [&str; 8] = ["Bcast", "Scatter", "Gather", "Allgather", "Alltoall", "Reduce", "Allreduce", "Alltoallv"];
+const BCAST: usize = 0;
+const SCATTER: usize = 1;
+const GATHER: usize = 2;
+const ALLGATHER: usize = 3;
+const ALLTOALL: usize = 4;
+const REDUCE: usize = 5;
+const ALLREDUCE: usize = 6;
+const ALLTOALLV: usize = 7;
+/// MPI's predefined reduction operators, by their names in mpi4py.
+const PREDEFINED: [&str; 12] =
+    ["SUM", "PROD", "MAX", "MIN", "LAND", "BAND", "LOR", "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC"];
+/// At most this many routes kept per communicator (then forgotten, and learned again), as `calls._ROUTES`.
+const ROUTES: usize = 4096;
+
+/// A multiplicative hash for the few integers of a [`Key`] (SipHash's resistance is not needed here).
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// A call's shape: the `plans=` object (by identity: the route keeps it alive), kind, root (-1: none), size.
+#[derive(Hash, PartialEq, Eq, Clone, Copy)]
+struct Key {
+    plans: usize,
+    kind: usize,
+    root: i64,
+    size: u64,
+    commutes: bool,
+}
+
+impl Key {
+    fn of(plans: &Bound<'_, PyAny>, kind: usize, root: i64, size: u64, commutes: bool) -> Key {
+        Key { plans: plans.as_ptr() as usize, kind, root, size, commutes }
+    }
+}
+
+struct Route {
+    run: Py<PyAny>,
+    _plans: Py<PyAny>,
+}
+
+/// One private communicator's collectives (mpi4py's bound methods) and the routes learned on it.
+#[pyclass(module = "collsched._core", name = "_MpiRoutes", frozen)]
+pub struct MpiRoutes {
+    rank: i64,
+    size: i64,
+    byte: Py<PyAny>,
+    op_type: Py<PyAny>,
+    sum: Py<PyAny>,
+    /// mpi4py's predefined operators and whether each commutes (asked once: they cannot be freed).
+    predefined: Vec<(Py<PyAny>, bool)>,
+    methods: Vec<Py<PyAny>>,
+    routes: Mutex<HashMap<Key, Route, BuildHasherDefault<Mix>>>,
+    /// itemsize -> a committed contiguous datatype of that many bytes (alltoallv counts in elements).
+    elements: Mutex<HashMap<usize, Py<PyAny>>>,
+}
+
+#[pymethods]
+impl MpiRoutes {
+    /// The routes of the private communicator `comm`; `mpi` is mpi4py's `MPI` module.
+    #[new]
+    fn new(comm: &Bound<'_, PyAny>, mpi: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let methods = METHODS.iter().map(|name| comm.getattr(*name).map(Bound::unbind)).collect::<PyResult<_>>()?;
+        Ok(MpiRoutes {
+            rank: comm.call_method0("Get_rank")?.extract()?,
+            size: comm.call_method0("Get_size")?.extract()?,
+            byte: mpi.getattr("BYTE")?.unbind(),
+            op_type: mpi.getattr("Op")?.unbind(),
+            sum: mpi.getattr("SUM")?.unbind(),
+            predefined: PREDEFINED
+                .iter()
+                .map(|name| {
+                    let op = mpi.getattr(*name)?;
+                    let commutes = op.call_method0("Is_commutative")?.is_truthy()?;
+                    Ok((op.unbind(), commutes))
+                })
+                .collect::<PyResult<_>>()?,
+            methods,
+            routes: Mutex::new(HashMap::default()),
+            elements: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Keep a route found by `calls.own`: a call of this shape runs MPI's own at once, `run` its `last_run()`.
+    #[pyo3(signature = (plans, kind, root, size, commutes, run))]
+    fn learn(&self, plans: &Bound<'_, PyAny>, kind: &str, root: Option<i64>, size: u64, commutes: bool,
+             run: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Some(kind) = KINDS.iter().position(|k| *k == kind) else {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!("no fast path for a {kind}")));
+        };
+        let key = Key::of(plans, kind, root.unwrap_or(-1), size, commutes);
+        let mut routes = self.routes.lock().unwrap();
+        if routes.len() >= ROUTES {
+            routes.clear();
+        }
+        routes.insert(key, Route { run: run.clone().unbind(), _plans: plans.clone().unbind() });
+        Ok(())
+    }
+
+    /// Keep the datatype of one element of `itemsize` bytes (committed; freed by the caller with the communicator).
+    fn learn_element(&self, itemsize: usize, datatype: &Bound<'_, PyAny>) {
+        self.elements.lock().unwrap().insert(itemsize, datatype.clone().unbind());
+    }
+
+    /// The number of routes kept.
+    fn __len__(&self) -> usize {
+        self.routes.lock().unwrap().len()
+    }
+}
+
+/// The communicator of the latest collsched.mpi call and its routes; one per process (`calls._FAST`).
+#[pyclass(module = "collsched._core", name = "_MpiFast", frozen)]
+pub struct MpiFast {
+    last: Py<PyList>,
+    recent: Mutex<Option<(Py<PyAny>, Py<MpiRoutes>)>>,
+}
+
+/// `a` if it is an exact numpy array, C-contiguous.
+fn plain<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<&'a Bound<'py, PyUntypedArray>> {
+    // SAFETY: the pointer is a live object; the check reads its type only.
+    if unsafe { PyArray_CheckExact(a.py(), a.as_ptr()) } == 0 {
+        return None;
+    }
+    // SAFETY: an exact numpy array, checked above.
+    let a = unsafe { a.cast_unchecked::<PyUntypedArray>() };
+    a.is_c_contiguous().then_some(a)
+}
+
+/// `a` if MPI can move it as bytes: [`plain`], of values, not of references.
+fn bytes<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<&'a Bound<'py, PyUntypedArray>> {
+    plain(a).filter(|a| !a.dtype().has_object())
+}
+
+fn nbytes(a: &Bound<'_, PyUntypedArray>) -> u64 {
+    (a.len() * a.dtype().itemsize()) as u64
+}
+
+/// `whole` is a plain array of `n` blocks like `block` (`api._blocks_of`).
+fn blocks_of(whole: &Bound<'_, PyAny>, block: &Bound<'_, PyUntypedArray>, n: i64) -> bool {
+    plain(whole).is_some_and(|w| w.dtype().is(block.dtype()) && nbytes(w) == n as u64 * nbytes(block))
+}
+
+/// `recv` is a plain array shaped like `send`, of its dtype (`api._like`).
+fn like(recv: &Bound<'_, PyAny>, send: &Bound<'_, PyUntypedArray>) -> bool {
+    plain(recv).is_some_and(|r| r.dtype().is(send.dtype()) && r.shape() == send.shape())
+}
+
+/// `root` if it is an `int` (not a bool) and a rank of a communicator of `n`.
+fn rank_of(root: &Bound<'_, PyAny>, n: i64) -> Option<i64> {
+    if !root.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    root.extract::<i64>().ok().filter(|r| (0..n).contains(r))
+}
+
+/// Counts and displacements of one side of an alltoallv, in elements, checked as `api._layout` checks them;
+/// the number of elements they cover. None where anything differs from plain lists or tuples of ints that fit.
+fn layout(counts: &Bound<'_, PyAny>, displs: &Bound<'_, PyAny>, n: i64, elements: usize) -> Option<u64> {
+    let ints = |seq: &Bound<'_, PyAny>| -> Option<Vec<i64>> {
+        let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = seq.cast::<PyList>() {
+            list.iter().collect()
+        } else {
+            seq.cast::<PyTuple>().ok()?.iter().collect()
+        };
+        if items.len() as i64 != n {
+            return None;
+        }
+        items.iter().map(|x| if x.is_exact_instance_of::<PyInt>() { x.extract::<i64>().ok() } else { None }).collect()
+    };
+    let counts = ints(counts)?;
+    let displs = if displs.is_none() {
+        counts.iter().scan(0i64, |at, c| Some(std::mem::replace(at, *at + c))).collect()
+    } else {
+        ints(displs)?
+    };
+    if counts.iter().chain(&displs).any(|x| *x < 0) {
+        return None;
+    }
+    let end = counts.iter().zip(&displs).filter(|(c, _)| **c > 0).map(|(c, d)| c + d).max().unwrap_or(0);
+    (end as u64 <= elements as u64).then(|| counts.iter().sum::<i64>() as u64)
+}
+
+impl MpiFast {
+    /// The routes of `comm` if it is the communicator of the latest call and not freed (as `calls.private`).
+    fn routes_of(&self, comm: &Bound<'_, PyAny>) -> Option<Py<MpiRoutes>> {
+        let found = match &*self.recent.lock().unwrap() {
+            Some((c, r)) if c.as_ptr() == comm.as_ptr() => r.clone_ref(comm.py()),
+            _ => return None,
+        };
+        comm.is_truthy().ok()?.then_some(found)
+    }
+
+    /// Whether a call of this shape runs MPI's own at once (learned); if so, `last_run()` now says what it ran.
+    fn known(&self, py: Python<'_>, r: &MpiRoutes, key: Key) -> bool {
+        let run = match r.routes.lock().unwrap().get(&key) {
+            Some(route) => route.run.clone_ref(py),
+            None => return false,
+        };
+        self.last.bind(py).set_item(0, run).is_ok()
+    }
+
+    /// `(a, MPI.BYTE)`, as mpi4py takes a buffer of bytes.
+    fn spec<'py>(r: &MpiRoutes, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyTuple::new(a.py(), [a, r.byte.bind(a.py())])?.into_any())
+    }
+
+    /// A reduction's fast path (`api.reduce`, `api.allreduce`); `root` None for allreduce.
+    #[allow(clippy::too_many_arguments)]
+    fn reduction(&self, kind: usize, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+                 op: &Bound<'_, PyAny>, root: Option<&Bound<'_, PyAny>>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let op = if op.is_none() { r.sum.bind(py).clone() } else { op.clone() };
+        if !op.get_type().is(r.op_type.bind(py)) {
+            return Ok(false);
+        }
+        let Some(send) = plain(sendbuf) else { return Ok(false) };
+        let at = match root {
+            Some(root) => match rank_of(root, r.size) {
+                Some(at) => at,
+                None => return Ok(false),
+            },
+            None => -1,
+        };
+        let gets = root.is_none() || at == r.rank;
+        if gets && !like(recvbuf, send) {
+            return Ok(false);
+        }
+        let commutes = plans.is_none()
+            || match r.predefined.iter().find(|(known, _)| known.as_ptr() == op.as_ptr()) {
+                Some((_, commutes)) => *commutes,
+                None => op.call_method0("Is_commutative").and_then(|c| c.is_truthy()).unwrap_or(false),
+            };
+        if !self.known(py, r, Key::of(plans, kind, at, nbytes(send), commutes)) {
+            return Ok(false);
+        }
+        let method = r.methods[kind].bind(py);
+        match root {
+            Some(root) => {
+                let recv = if gets { recvbuf.clone() } else { py.None().into_bound(py) };
+                run(method, &[sendbuf, &recv, &op, root])?
+            }
+            None => run(method, &[sendbuf, recvbuf, &op])?,
+        };
+        Ok(true)
+    }
+
+    /// A rooted copy (`api.scatter`, `api.gather`): `whole` is the root's `n` blocks of `block`.
+    fn rooted(&self, kind: usize, comm: &Bound<'_, PyAny>, whole: &Bound<'_, PyAny>, block: &Bound<'_, PyAny>,
+              root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let (Some(b), Some(at)) = (bytes(block), rank_of(root, r.size)) else { return Ok(false) };
+        let at_root = at == r.rank;
+        if at_root && !blocks_of(whole, b, r.size) || !self.known(py, r, Key::of(plans, kind, at, nbytes(b), true)) {
+            return Ok(false);
+        }
+        let whole = if at_root { Self::spec(r, whole)? } else { py.None().into_bound(py) };
+        let block = Self::spec(r, block)?;
+        let (send, recv) = if kind == SCATTER { (whole, block) } else { (block, whole) };
+        run(r.methods[kind].bind(py), &[&send, &recv, root])?;
+        Ok(true)
+    }
+}
+
+#[pymethods]
+impl MpiFast {
+    /// `last` is `calls._LAST` (its item 0 is what `last_run()` says).
+    #[new]
+    fn new(last: Bound<'_, PyList>) -> Self {
+        MpiFast { last: last.unbind(), recent: Mutex::new(None) }
+    }
+
+    /// The communicator of the latest call and its routes (`calls.private`); `None, None` forgets it.
+    fn bind(&self, comm: Option<Bound<'_, PyAny>>, routes: Option<Py<MpiRoutes>>) {
+        *self.recent.lock().unwrap() = comm.zip(routes).map(|(c, r)| (c.unbind(), r));
+    }
+
+    /// `api.bcast`'s fast path: True if it ran `Bcast([buf, MPI.BYTE], root)` on the private communicator.
+    fn bcast(&self, comm: &Bound<'_, PyAny>, buf: &Bound<'_, PyAny>, root: &Bound<'_, PyAny>,
+             plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let (Some(a), Some(at)) = (bytes(buf), rank_of(root, r.size)) else { return Ok(false) };
+        if !self.known(py, r, Key::of(plans, BCAST, at, nbytes(a), true)) {
+            return Ok(false);
+        }
+        run(r.methods[BCAST].bind(py), &[&Self::spec(r, buf)?, root])?;
+        Ok(true)
+    }
+
+    /// `api.scatter`'s fast path.
+    fn scatter(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+               root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.rooted(SCATTER, comm, sendbuf, recvbuf, root, plans)
+    }
+
+    /// `api.gather`'s fast path.
+    fn gather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+              root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.rooted(GATHER, comm, recvbuf, sendbuf, root, plans)
+    }
+
+    /// `api.allgather`'s fast path.
+    fn allgather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+                 plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let Some(s) = bytes(sendbuf) else { return Ok(false) };
+        if !blocks_of(recvbuf, s, r.size) || !self.known(py, r, Key::of(plans, ALLGATHER, -1, nbytes(s), true)) {
+            return Ok(false);
+        }
+        run(r.methods[ALLGATHER].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
+        Ok(true)
+    }
+
+    /// `api.alltoall`'s fast path.
+    fn alltoall(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+                plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let Some(s) = bytes(sendbuf) else { return Ok(false) };
+        let size = nbytes(s);
+        if !blocks_of(recvbuf, s, 1) || !size.is_multiple_of(r.size as u64)
+            || !self.known(py, r, Key::of(plans, ALLTOALL, -1, size / r.size as u64, true))
+        {
+            return Ok(false);
+        }
+        run(r.methods[ALLTOALL].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
+        Ok(true)
+    }
+
+    /// `api.alltoallv`'s fast path: counts and displacements in elements, with a datatype of one element.
+    #[allow(clippy::too_many_arguments)]
+    fn alltoallv(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, sendcounts: &Bound<'_, PyAny>,
+                 recvbuf: &Bound<'_, PyAny>, recvcounts: &Bound<'_, PyAny>, sdispls: &Bound<'_, PyAny>,
+                 rdispls: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = comm.py();
+        let Some(routes) = self.routes_of(comm) else { return Ok(false) };
+        let r = routes.get();
+        let (Some(s), Some(v)) = (bytes(sendbuf), bytes(recvbuf)) else { return Ok(false) };
+        if !s.dtype().is(v.dtype()) {
+            return Ok(false);
+        }
+        let item = s.dtype().itemsize();
+        let sent = layout(sendcounts, sdispls, r.size, s.len());
+        let (Some(sent), Some(_)) = (sent, layout(recvcounts, rdispls, r.size, v.len())) else { return Ok(false) };
+        let Some(element) = r.elements.lock().unwrap().get(&item).map(|t| t.clone_ref(py)) else { return Ok(false) };
+        if !self.known(py, r, Key::of(plans, ALLTOALLV, -1, sent * item as u64, true)) {
+            return Ok(false);
+        }
+        let element = element.bind(py);
+        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, element])?.into_any();
+        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, element])?.into_any();
+        run(r.methods[ALLTOALLV].bind(py), &[&send, &recv])?;
+        Ok(true)
+    }
+
+    /// `api.reduce`'s fast path.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+              op: &Bound<'_, PyAny>, root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.reduction(REDUCE, comm, sendbuf, recvbuf, op, Some(root), plans)
+    }
+
+    /// `api.allreduce`'s fast path.
+    fn allreduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+                 op: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.reduction(ALLREDUCE, comm, sendbuf, recvbuf, op, None, plans)
+    }
+}
+
+/// Add `_MpiFast` and `_MpiRoutes` to the module (one line in `lib.rs`'s module init).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MpiFast>()?;
+    m.add_class::<MpiRoutes>()
+}
