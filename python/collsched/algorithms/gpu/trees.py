@@ -158,32 +158,10 @@ def _bfs_order(root: int, arcs: list) -> list:
 def _reference(n: int, capacity: dict, rate: int) -> list[tuple[int, int, list]]:
     """:func:`pack_spanning_trees` as it was in pure Python, one flow per arc tried: the reference it is tested against.
 
-    Parameters
-    ----------
-    n : int
-        Number of nodes (all are roots and all must be spanned).
-    capacity : dict
-        ``(u, t) -> int`` arc capacities (no loops).
-    rate : int
-        Weight per root; every ``v`` must have ``λ(s, v) >= n·rate`` with a
-        super source ``s`` sending ``rate`` to each node.
-
-    Returns
-    -------
-    list of (root, weight, arcs)
-        Integer weights ``> 0`` summing to ``rate`` per root; ``arcs`` are
-        ``(parent, child)`` in breadth-first order from the root.
-
-    Raises
-    ------
-    CollschedError
-        If the cut condition fails (no tree can be grown; Edmonds'
-        theorem says no packing exists), or if the result does not check.
-
-    Notes
-    -----
-    One maximum flow per arc tried; a tree of ``n`` nodes takes ``n - 1``
-    successful tries, and each split (``δ < C_T``) adds a tree.
+    The same parameters, result and errors as :func:`pack_spanning_trees`
+    (whose Rust core tries the same arcs in the same order); a tree of
+    ``n`` nodes takes ``n - 1`` successful tries, and each split
+    (``δ < C_T``) adds a tree.
 
     Examples
     --------
