@@ -2,8 +2,10 @@
 
 The steady-state rate is the marginal rate between two series lengths
 (:func:`collsched.simulation.steady.steady_rate`: 20 and 40 periods' worth
-of operations, doubled until two successive windows agree, since a pipeline
-may run faster or slower than its steady state for its first periods), simulated under ``OnePort(sync=True, cost="edges")``: the
+of operations, doubled until two successive windows agree and in neither
+does a port or CPU's busy time outgrow the makespan, since a pipeline may
+run faster or slower than its steady state for its first periods),
+simulated under ``OnePort(sync=True, cost="edges")``: the
 model the LPs describe (one-port store-and-forward on the graph view,
 computation overlapping communication). With an exact period it equals the
 schedule's throughput, and that is the exact LP optimum TP whenever the
@@ -78,7 +80,9 @@ def check_steady_state(p, c, s, model=MODEL):
     assert s.throughput <= tp
     cs.validate(p, c, s)
     r = steady_rate(p, s, c, model=model)
-    assert r.settled  # two successive windows (20-40 periods, 40-80, ... up to 320) gave the same rate
+    # two successive windows (20-40 periods, 40-80, ... up to 640) gave the same rate, and no port or CPU
+    # was held longer than the makespan grew in either
+    assert r.settled
     if s.params["period_kind"] == "exact":
         assert close(r.rate, s.throughput)
         assert (s.status is cs.Status.OPTIMAL) == (s.throughput == tp)
@@ -136,3 +140,30 @@ def test_a_fixed_period_runs_at_its_throughput_in_the_long_run():
     r = steady_rate(p, s, c, model=MODEL, counts=(60 * q, 120 * q))
     assert close(r.rate, s.throughput)
     assert s.throughput >= s.bound.value - F(s.params["loss_bound"])
+
+
+def test_a_window_where_a_port_outgrows_the_makespan_is_transient():
+    """Seed 11290's reduce ran at 15/35.5 per second, above the LP bound 43/102, in windows that agreed.
+
+    Its fixed period (15 operations every 107/3 s) holds the target P1's
+    receive port 107/3 s and P2's send port 35.5 s. Up to 80 periods P1
+    still idles at the end of the series, waiting for P2's last results, so
+    the makespan grows at P2's pace: two windows agree at 30/71, but P1's
+    port is held longer than the makespan grows, which no steady state
+    allows. From 160 periods on P1 is the bottleneck and the rate is the
+    schedule's own 45/107.
+    """
+    p = random_platform(11290)
+    c = random_series(p, "reduce", 11290)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=16)
+    assert (s.throughput, s.bound.value, s.params["period_kind"]) == (F(45, 107), F(43, 102), "fixed")
+    q = s.ops_per_period
+    assert q == 15 and s.period == F(107, 3)
+    for k in (20, 40):
+        w = steady_rate(p, s, c, model=MODEL, counts=(k * q, 2 * k * q))
+        assert close(w.rate, F(30, 71)) and w.rate > s.bound.value
+        assert close(w.busiest, k * s.period)  # P1's receive port, a whole period per period
+        assert w.busiest > (w.makespans[1] - w.makespans[0]) * (1 + TOL)
+    r = check_steady_state(p, c, s)
+    assert r.counts == (160 * q, 320 * q)
+    assert close(r.rate, s.throughput) and close(r.busiest, r.makespans[1] - r.makespans[0])
