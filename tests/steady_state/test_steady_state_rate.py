@@ -80,7 +80,7 @@ def check_steady_state(p, c, s, model=MODEL):
     assert s.throughput <= tp
     cs.validate(p, c, s)
     r = steady_rate(p, s, c, model=model)
-    # two successive windows (20-40 periods, 40-80, ... up to 640) gave the same rate, and no port or CPU
+    # two successive windows (20-40 periods, 40-80, ... up to 1280) gave the same rate, and no port or CPU
     # was held longer than the makespan grew in either
     assert r.settled
     if s.params["period_kind"] == "exact":
@@ -142,28 +142,36 @@ def test_a_fixed_period_runs_at_its_throughput_in_the_long_run():
     assert s.throughput >= s.bound.value - F(s.params["loss_bound"])
 
 
-def test_a_window_where_a_port_outgrows_the_makespan_is_transient():
-    """Seed 11290's reduce ran at 15/35.5 per second, above the LP bound 43/102, in windows that agreed.
+# (seed, throughput, LP bound, operations per period, period, the transient rate, the windows (in periods) that
+# ran at it, the settled window): fixed-period reduces whose target's receive port is loaded a whole period
+TRANSIENTS = [(11290, F(45, 107), F(43, 102), 15, F(107, 3), F(30, 71), (20, 40), (160, 320)),
+              (65322, F(90, 97), F(13, 14), 15, F(97, 6), F(15, 16), (20, 40, 80), (320, 640))]
 
-    Its fixed period (15 operations every 107/3 s) holds the target P1's
-    receive port 107/3 s and P2's send port 35.5 s. Up to 80 periods P1
+
+@pytest.mark.parametrize("seed, tp, bound, q, period, transient, early, settled", TRANSIENTS)
+def test_a_window_where_a_port_outgrows_the_makespan_is_transient(seed, tp, bound, q, period, transient, early,
+                                                                  settled):
+    """These reduces ran faster than the LP bound in windows that agreed; they were transients.
+
+    Seed 11290's fixed period (15 operations every 107/3 s) holds the target
+    P1's receive port 107/3 s and P2's send port 35.5 s. Up to 80 periods P1
     still idles at the end of the series, waiting for P2's last results, so
-    the makespan grows at P2's pace: two windows agree at 30/71, but P1's
-    port is held longer than the makespan grows, which no steady state
-    allows. From 160 periods on P1 is the bottleneck and the rate is the
-    schedule's own 45/107.
+    the makespan grows at P2's pace, 30/71 operations per second, above the
+    bound 43/102: the windows agree, but P1's port is held longer than the
+    makespan grows, which no steady state allows. From 160 periods on P1 is
+    the bottleneck and the rate is the schedule's own 45/107. Seed 65322 is
+    the same with P3's receive port, until 320 periods.
     """
-    p = random_platform(11290)
-    c = random_series(p, "reduce", 11290)
+    p = random_platform(seed)
+    c = random_series(p, "reduce", seed)
     s = cs.plan(p, c, algorithm="steady_state", max_ops=16)
-    assert (s.throughput, s.bound.value, s.params["period_kind"]) == (F(45, 107), F(43, 102), "fixed")
-    q = s.ops_per_period
-    assert q == 15 and s.period == F(107, 3)
-    for k in (20, 40):
+    assert (s.throughput, s.bound.value, s.params["period_kind"]) == (tp, bound, "fixed")
+    assert (s.ops_per_period, s.period) == (q, period)
+    for k in early:
         w = steady_rate(p, s, c, model=MODEL, counts=(k * q, 2 * k * q))
-        assert close(w.rate, F(30, 71)) and w.rate > s.bound.value
-        assert close(w.busiest, k * s.period)  # P1's receive port, a whole period per period
+        assert close(w.rate, transient) and w.rate > bound
+        assert close(w.busiest, k * period)  # the target's receive port, a whole period per period
         assert w.busiest > (w.makespans[1] - w.makespans[0]) * (1 + TOL)
     r = check_steady_state(p, c, s)
-    assert r.counts == (160 * q, 320 * q)
-    assert close(r.rate, s.throughput) and close(r.busiest, r.makespans[1] - r.makespans[0])
+    assert r.counts == (settled[0] * q, settled[1] * q)
+    assert close(r.rate, tp) and close(r.busiest, r.makespans[1] - r.makespans[0])

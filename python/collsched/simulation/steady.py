@@ -8,7 +8,7 @@ schedule reaches the LP throughput ``TP`` asymptotically; this is the
 number that must equal ``TP``). A pipeline may take a while to settle: its
 first periods can run faster than the steady state (resources that are not
 the bottleneck work ahead) or slower, so by default the lengths double —
-20 and 40 periods, then 40 and 80, up to 640 — until two successive windows
+20 and 40 periods, then 40 and 80, up to 1280 — until two successive windows
 give the same rate and, in both, no rank's send port, receive port or CPU
 was held longer than the makespan grew; that rate is the steady state's.
 
@@ -54,7 +54,7 @@ __all__ = ["SteadyRate", "steady_rate", "STEADY_PERIODS", "MAX_PERIODS"]
 #: Series lengths, in periods of a periodic schedule, of the first window the marginal rate is measured over.
 STEADY_PERIODS = (20, 40)
 #: The longest series (in periods) the settling windows go to.
-MAX_PERIODS = 640
+MAX_PERIODS = 1280
 #: Two windows agree when their rates differ by at most this, relatively.
 SETTLED = Fraction(1, 10**9)
 
