@@ -2,8 +2,10 @@
 
 The steady-state rate is the marginal rate between two series lengths
 (:func:`collsched.simulation.steady.steady_rate`: 20 and 40 periods' worth
-of operations, doubled until two successive windows agree, since a pipeline
-may run faster or slower than its steady state for its first periods), simulated under ``OnePort(sync=True, cost="edges")``: the
+of operations, doubled until two successive windows agree and in neither
+does a port or CPU's busy time outgrow the makespan, since a pipeline may
+run faster or slower than its steady state for its first periods),
+simulated under ``OnePort(sync=True, cost="edges")``: the
 model the LPs describe (one-port store-and-forward on the graph view,
 computation overlapping communication). With an exact period it equals the
 schedule's throughput, and that is the exact LP optimum TP whenever the
@@ -78,7 +80,9 @@ def check_steady_state(p, c, s, model=MODEL):
     assert s.throughput <= tp
     cs.validate(p, c, s)
     r = steady_rate(p, s, c, model=model)
-    assert r.settled  # two successive windows (20-40 periods, 40-80, ... up to 320) gave the same rate
+    # two successive windows (20-40 periods, 40-80, ... up to 1280) gave the same rate, and no port or CPU
+    # was held longer than the makespan grew in either
+    assert r.settled
     if s.params["period_kind"] == "exact":
         assert close(r.rate, s.throughput)
         assert (s.status is cs.Status.OPTIMAL) == (s.throughput == tp)
@@ -136,3 +140,44 @@ def test_a_fixed_period_runs_at_its_throughput_in_the_long_run():
     r = steady_rate(p, s, c, model=MODEL, counts=(60 * q, 120 * q))
     assert close(r.rate, s.throughput)
     assert s.throughput >= s.bound.value - F(s.params["loss_bound"])
+
+
+# (seed, throughput, LP bound, operations per period, period, the transient rate, the windows (in periods) that
+# ran at it, whether that rate is above the LP bound, the settled window): fixed-period reduces with a resource
+# loaded a whole period per period that idles at the end of a short series (the target's receive port, or a CPU)
+TRANSIENTS = [(11290, F(45, 107), F(43, 102), 15, F(107, 3), F(30, 71), (20, 40), True, (160, 320)),
+              (65322, F(90, 97), F(13, 14), 15, F(97, 6), F(15, 16), (20, 40, 80), True, (320, 640)),
+              (673538, F(7, 15), F(17, 36), 14, F(30), F(8, 17), (20, 40), False, (160, 320)),
+              (11164, F(28, 27), F(10, 9), 14, F(27, 2), F(112, 107), (20, 40, 80), False, (320, 640))]
+
+
+@pytest.mark.parametrize("seed, tp, bound, q, period, transient, early, above, settled", TRANSIENTS)
+def test_a_window_where_a_port_outgrows_the_makespan_is_transient(seed, tp, bound, q, period, transient, early,
+                                                                  above, settled):
+    """These reduces ran faster than their own throughput, two above the LP bound, in windows that agreed.
+
+    Seed 11290's fixed period (15 operations every 107/3 s) holds the target
+    P1's receive port 107/3 s and P2's send port 35.5 s. Up to 80 periods P1
+    still idles at the end of the series, waiting for P2's last results, so
+    the makespan grows at P2's pace, 30/71 operations per second, above the
+    bound 43/102: the windows agree, but P1's port is held longer than the
+    makespan grows, which no steady state allows. From 160 periods on P1 is
+    the bottleneck and the rate is the schedule's own 45/107. Seed 65322 is
+    the same with P3's receive port (above the bound 13/14 until 160
+    periods); seeds 673538 and 11164 with the CPU of P1 and P4 (above their
+    throughput, below the bound).
+    """
+    p = random_platform(seed)
+    c = random_series(p, "reduce", seed)
+    s = cs.plan(p, c, algorithm="steady_state", max_ops=16)
+    assert (s.throughput, s.bound.value, s.params["period_kind"]) == (tp, bound, "fixed")
+    assert (s.ops_per_period, s.period) == (q, period)
+    for k in early:
+        w = steady_rate(p, s, c, model=MODEL, counts=(k * q, 2 * k * q))
+        assert close(w.rate, transient) and w.rate > tp * (1 + TOL)
+        assert (w.rate > bound) == above
+        assert close(w.busiest, k * period)  # the bottleneck, a whole period per period
+        assert w.busiest > (w.makespans[1] - w.makespans[0]) * (1 + TOL)
+    r = check_steady_state(p, c, s)
+    assert r.counts == (settled[0] * q, settled[1] * q)
+    assert close(r.rate, tp) and close(r.busiest, r.makespans[1] - r.makespans[0])
