@@ -9,6 +9,7 @@ the wall seconds grow with it, the CPU seconds much less). Point ``PYTHONPATH`` 
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 
@@ -18,6 +19,13 @@ from collsched.interop import msccl
 from _cli import parser, run
 
 KINDS = {"ag": cs.AllGather, "rs": cs.ReduceScatter, "ar": cs.AllReduce}
+
+
+def kind(name: str) -> str:
+    """A KIND argument, checked (argparse's ``choices`` refuses an empty ``nargs="*"``)."""
+    if name not in KINDS:
+        raise argparse.ArgumentTypeError(f"{name!r} is not a kind: give ag, rs or ar")
+    return name
 
 
 def main(kinds: list[str]) -> None:
@@ -42,5 +50,5 @@ def main(kinds: list[str]) -> None:
 
 if __name__ == "__main__":
     ap = parser(__doc__)
-    ap.add_argument("kinds", nargs="*", choices=list(KINDS), help="ag, rs or ar (default: all three)")
+    ap.add_argument("kinds", nargs="*", type=kind, help="ag, rs or ar (default: all three)")
     run(main, ap.parse_args().kinds or list(KINDS))
