@@ -47,6 +47,7 @@ import time
 
 import collsched as cs
 from collsched.algorithms import registry
+from collsched.collective_io import new_collective
 from collsched.schedules import forest, orders, periodic, program, steps, trees
 
 from _cli import parser, run
@@ -59,21 +60,10 @@ EXCHANGE_KINDS = ("alltoall", "alltomany")
 
 def collective(kind: str, hosts: list[str]):
     """The collective of ``kind`` among ``hosts`` (the first is the root), 1 MB messages."""
-    if kind == "broadcast":
-        return cs.Broadcast(source=hosts[0], targets=hosts, size=MB)
-    if kind == "scatter":
-        return cs.Scatter(source=hosts[0], targets=hosts, size=MB)
-    if kind == "gather":
-        return cs.Gather(sources=hosts, target=hosts[0], size=MB)
-    if kind == "reduce":
-        return cs.Reduce(participants=hosts, target=hosts[0], size=MB, task_cost=MB)
-    if kind == "alltoall":
-        return cs.AllToAll(senders=hosts, size=MB)
     if kind == "alltomany":
         rng = random.Random(0)
         return cs.AllToMany({(a, b): MB for a in hosts for b in hosts if a != b and rng.random() < 0.5})
-    make = {"allgather": cs.AllGather, "reducescatter": cs.ReduceScatter, "allreduce": cs.AllReduce}[kind]
-    return make(participants=hosts, size=MB)
+    return new_collective(kind, hosts, size=MB, task_cost=MB if kind == "reduce" else None)
 
 
 #: Planners too slow for the default exchange size: liquid's exact search among 256 hosts had not finished

@@ -69,6 +69,8 @@
 
 use std::fmt;
 
+use crate::sim::StageTable;
+
 /// A program's operations, column-wise, as the compile reads them (dependencies are not read).
 #[derive(Clone, Copy, Debug)]
 pub struct Ops<'a> {
@@ -115,6 +117,25 @@ pub struct FluidStages {
     pub recv_begins: Vec<i64>,
     /// Per channel, the bytes of every message whose route crosses it.
     pub channel_bytes: Vec<f64>,
+}
+
+impl FluidStages {
+    /// The table as the engine reads it.
+    pub fn table(&self) -> StageTable<'_> {
+        StageTable {
+            act_ptr: &self.act_ptr,
+            kind: &self.kind,
+            amount: &self.amount,
+            res_ptr: &self.res_ptr,
+            res: &self.res,
+            chan_ptr: &self.chan_ptr,
+            chan: &self.chan,
+            cap: &self.cap,
+            needs_recv: &self.needs_recv,
+            sender_done: &self.sender_done,
+            recv_begins: &self.recv_begins,
+        }
+    }
 }
 
 /// Why a program (or the pair table) cannot be compiled here; the caller takes the slow path.
@@ -380,7 +401,7 @@ mod tests {
     #[test]
     fn crossed_messages_are_the_engine_s_check() {
         use crate::program::{ProgramView, StructureError};
-        use crate::sim::{simulate, SimConfig, SimError, StageTable, Tie};
+        use crate::sim::{simulate, SimConfig, SimError, Tie};
         // rank 0 sends m0 to rank 2, but rank 1 receives it
         let ops = Ops { n_ranks: 3, op_rank: &[0, 1], op_kind: &[0, 1], op_peer: &[2, 0], op_msg: &[0, 0],
                         op_size: &[1.0; 2] };
@@ -389,12 +410,8 @@ mod tests {
         let view = ProgramView { n_ranks: 3, op_rank: ops.op_rank, op_kind: ops.op_kind, op_peer: ops.op_peer,
                                  op_msg: ops.op_msg, dep_ptr: &[0, 0, 0], dep_idx: &[], piece_ptr: &[0, 0, 0],
                                  pieces: &[], denominator: 1 };
-        let stages = StageTable { act_ptr: &t.act_ptr, kind: &t.kind, amount: &t.amount, res_ptr: &t.res_ptr,
-                                  res: &t.res, chan_ptr: &t.chan_ptr, chan: &t.chan, cap: &t.cap,
-                                  needs_recv: &t.needs_recv, sender_done: &t.sender_done,
-                                  recv_begins: &t.recv_begins };
         let cfg = SimConfig { n_resources: 9, capacities: &[1.0; 6], tie: Tie::Fixed };
-        let err = simulate(&view, &stages, &cfg).unwrap_err();
+        let err = simulate(&view, &t.table(), &cfg).unwrap_err();
         assert!(matches!(err, SimError::Structure(StructureError::MismatchedMessage { msg: 0, send: 0, recv: 1 })));
     }
 

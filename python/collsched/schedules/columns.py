@@ -479,12 +479,7 @@ def order_program(sequences, platform, collective, *, name: str) -> Program | No
     True
     """
     arrays = _direct(sequences, platform, collective, 1, parts=False)
-    if arrays is None:
-        return None
-    _, src, dst, inst, size, start, end = arrays
-    cols = _Columns()
-    _in_order(cols, src, dst, size)
-    return cols.program(platform.hosts, 1, name, _rows(src, dst, inst, start, end))
+    return None if arrays is None else _ordered(arrays, platform, name)
 
 
 def direct_order_program(src, dst, inst, platform, collective, *, name: str) -> Program | None:
@@ -517,8 +512,11 @@ def direct_order_program(src, dst, inst, platform, collective, *, name: str) -> 
         return None
     src, dst, inst = (np.asarray(a, dtype=np.int64) for a in (src, dst, inst))
     arrays = _sized(np.zeros(src.shape[0], np.int64), src, dst, inst, platform, base, 1)
-    if arrays is None:
-        return None
+    return None if arrays is None else _ordered(arrays, platform, name)
+
+
+def _ordered(arrays, platform, name: str) -> Program:
+    """The program of :func:`_sized`'s ``arrays``: each send waits for its sender's previous send (:func:`_in_order`)."""
     _, src, dst, inst, size, start, end = arrays
     cols = _Columns()
     _in_order(cols, src, dst, size)

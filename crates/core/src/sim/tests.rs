@@ -86,37 +86,13 @@ impl Prog {
 /// One stage: `(kind, amount, resources, channels, needs_recv)`.
 pub(super) type Stage<'a> = (i64, f64, &'a [i64], &'a [i64], u8);
 
-/// A stage table built activity by activity (messages first, then computes in op order).
-#[derive(Clone, Debug)]
-pub(super) struct Stages {
-    pub act_ptr: Vec<i64>,
-    pub kind: Vec<i64>,
-    pub amount: Vec<f64>,
-    pub res_ptr: Vec<i64>,
-    pub res: Vec<i64>,
-    pub chan_ptr: Vec<i64>,
-    pub chan: Vec<i64>,
-    pub cap: Vec<f64>,
-    pub needs_recv: Vec<u8>,
-    pub sender_done: Vec<i64>,
-    pub recv_begins: Vec<i64>,
-}
+/// A stage table built activity by activity (messages first, then computes in op order): the compile's own
+/// table type, filled by hand.
+pub(super) type Stages = crate::compile::FluidStages;
 
 impl Stages {
     pub fn new() -> Stages {
-        Stages {
-            act_ptr: vec![0],
-            kind: vec![],
-            amount: vec![],
-            res_ptr: vec![0],
-            res: vec![],
-            chan_ptr: vec![0],
-            chan: vec![],
-            cap: vec![],
-            needs_recv: vec![],
-            sender_done: vec![],
-            recv_begins: vec![],
-        }
+        Stages { act_ptr: vec![0], res_ptr: vec![0], chan_ptr: vec![0], ..Stages::default() }
     }
     pub fn activity(&mut self, stages: &[Stage]) {
         for &(kind, amount, res, chan, needs_recv) in stages {
@@ -142,21 +118,6 @@ impl Stages {
     }
     pub fn compute(&mut self, rank: i64, secs: f64) {
         self.activity(&[(HOLD, secs, &[cpu(rank)], &[], 0)]);
-    }
-    pub fn table(&self) -> StageTable<'_> {
-        StageTable {
-            act_ptr: &self.act_ptr,
-            kind: &self.kind,
-            amount: &self.amount,
-            res_ptr: &self.res_ptr,
-            res: &self.res,
-            chan_ptr: &self.chan_ptr,
-            chan: &self.chan,
-            cap: &self.cap,
-            needs_recv: &self.needs_recv,
-            sender_done: &self.sender_done,
-            recv_begins: &self.recv_begins,
-        }
     }
 }
 
