@@ -20,23 +20,17 @@ import numpy as np
 
 import collsched as cs
 from collsched.algorithms import registry
+from collsched.collective_io import new_collective
 from collsched.compare import compare
 
 from _cli import parser, run
 
 
 def collective_of(kind: str, hosts: tuple[str, ...]):
-    """A collective of ``kind`` on ``hosts`` (1 MB messages), as the calibration runs it."""
+    """A collective of ``kind`` on ``hosts`` (1 MB messages), as the calibration runs it (an all-to-many as an all-to-all)."""
     size = 1e6
-    return {"alltoall": lambda: cs.AllToAll(senders=hosts, size=size),
-            "alltomany": lambda: cs.AllToAll(senders=hosts, size=size),
-            "scatter": lambda: cs.Scatter(source=hosts[0], targets=hosts, size=size),
-            "gather": lambda: cs.Gather(sources=hosts, target=hosts[0], size=size),
-            "broadcast": lambda: cs.Broadcast(source=hosts[0], targets=hosts, size=size),
-            "reduce": lambda: cs.Reduce(participants=hosts, target=hosts[0], size=size, task_cost=size),
-            "allgather": lambda: cs.AllGather(participants=hosts, size=size),
-            "reducescatter": lambda: cs.ReduceScatter(participants=hosts, size=size),
-            "allreduce": lambda: cs.AllReduce(participants=hosts, size=size)}[kind]()
+    return new_collective("alltoall" if kind == "alltomany" else kind, hosts, size=size,
+                          task_cost=size if kind == "reduce" else None)
 
 
 def platform_of(n: int):
