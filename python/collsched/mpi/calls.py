@@ -54,6 +54,7 @@ import numpy as np
 from .._core import _MpiFast, _MpiRoutes
 from ..errors import CollschedError
 from ..runtime.walk import walk
+from .agreement import agree
 from .layout import Bound, OperatorFailed, Prepared, combine
 from .plans import ROOTED, PlanError, PlanSet, load_plans
 
@@ -360,9 +361,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     r = -1 if root is None else int(root)
     code = _dtype_code(dtype) if dtype is not None else 0
     mine[:] = (me if reason is not None else n, size, -size, plan_id, -plan_id, r, -r, code, -code)
-    from mpi4py import MPI
-
-    ctx.comm.Allreduce(mine, ctx.agreed, op=MPI.MIN)
+    agree(ctx, mine, ctx.agreed, kind=kind, size=size, root=root, plan=plan)  # a deadline: see .agreement
     agreed = ctx.agreed
     if agreed[0] < n:
         text = ctx.comm.bcast(reason, root=int(agreed[0]))
@@ -386,6 +385,8 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         failure = _why(exc, op)
         ctx.tell_others()
     # step 5: agree on the outcome
+    from mpi4py import MPI
+
     mine[0] = me if failure not in (None, "stopped") else n
     ctx.comm.Allreduce(mine[:1], ctx.agreed[:1], op=MPI.MIN)
     if ctx.agreed[0] < n or failure is not None:
