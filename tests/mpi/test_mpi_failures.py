@@ -35,7 +35,7 @@ from collsched import mpi as csmpi
 from collsched.mpi.calls import last_run
 comm = MPI.COMM_WORLD
 comm.Barrier()
-# a late rank (1 s, within the deadline) does not end the job: every rank runs the plan
+# a late rank (1 s, within the 3 s deadline) does not end the job: every rank runs the plan
 buf = np.arange(1000, dtype=np.float64) if comm.rank == 0 else np.zeros(1000)
 if comm.rank == 3:
     time.sleep(1)
@@ -105,12 +105,12 @@ def test_a_plan_that_fits_on_some_ranks_only_ends_the_job_in_one_line(tmp_path):
     c = cs.Broadcast(source="h0", targets=p.hosts, size=1e4)
     PlanSet([Plan.of(p, c, cs.plan(p, c, algorithm="binomial"), low=1000, high=10**9)], platform=p).save(
         tmp_path / "plans")
-    env = {"COLLSCHED_MPI_AGREE_TIMEOUT": "5"}
+    env = {"COLLSCHED_MPI_AGREE_TIMEOUT": "3"}
     text, seconds = _fails(MISMATCH, p.hosts, tmp_path, "mismatch.py", [tmp_path / "plans"], timeout=120, env=env)
     assert re.fullmatch(
         rf"mismatch\.py on 4 ranks: MPI rank ([01]) \(h\1\) on host {re.escape(HOST)} failed: MPICallError: rank \1: "
         r"broadcast of 8000 bytes from root 0 \(plan binomial for 1000\.\.1000000000 bytes\): not every rank joined "
-        r"the agreement of this planned call within 5 s: a rank whose size fits no plan runs MPI's own collective "
+        r"the agreement of this planned call within 3 s: a rank whose size fits no plan runs MPI's own collective "
         r"\(give every rank buffers of the same size\), or a rank stopped or is late \(COLLSCHED_MPI_AGREE_TIMEOUT "
         r"sets the wait\); ending the job", text), text
     assert seconds < 120
@@ -136,8 +136,8 @@ def test_a_rank_that_raises_ends_the_job_in_one_line(tmp_path):
 
 
 def test_a_timeout_names_every_rank_left_its_host_where_it_waited_and_the_signal(tmp_path):
-    text, _ = _fails(HANG, ["a", "b", "c"], tmp_path, "hang.py", timeout=30)
-    assert text == (f"hang.py on 3 ranks did not finish within 30 s; ended by SIGTERM: rank 0 (a) on host {HOST}, in "
+    text, _ = _fails(HANG, ["a", "b", "c"], tmp_path, "hang.py", timeout=15)
+    assert text == (f"hang.py on 3 ranks did not finish within 15 s; ended by SIGTERM: rank 0 (a) on host {HOST}, in "
                     f"<module> at hang.py:7, rank 1 (b) on host {HOST}, in <module> at hang.py:6, rank 2 (c) on host "
                     f"{HOST}, in <module> at hang.py:7 (raise timeout=, or look for a rank that waits forever)")
 
@@ -145,3 +145,16 @@ def test_a_timeout_names_every_rank_left_its_host_where_it_waited_and_the_signal
 def _namespaces() -> set[str]:
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def test_a_deadline_that_is_not_a_number_raises_before_any_communication(monkeypatch):
+    from collsched.mpi.agreement import VARIABLE, agree
+    from collsched.mpi.calls import MPICallError
+
+    monkeypatch.setenv(VARIABLE, "soon")
+    ctx = type("Ctx", (), {"rank": 3, "comm": None})()  # no communicator: any communication would fail otherwise
+    with pytest.raises(MPICallError) as caught:
+        agree(ctx, None, None, kind="broadcast", size=8, root=0, plan=None, error=MPICallError)
+    assert str(caught.value) == ("rank 3: broadcast: COLLSCHED_MPI_AGREE_TIMEOUT='soon' is not a number of seconds "
+                                 "(give one, or 0 to wait forever)")
+    assert caught.value.rank == 3

@@ -10,9 +10,11 @@ gives a rank no means to leave a blocking collective, and a rank that
 leaves the agreement with an exception still waits for the others when
 the process ends (``MPI_Finalize``).
 
-So the agreement is non-blocking (``MPI_Iallreduce``), polled with a
-deadline: :func:`limit` seconds (:data:`VARIABLE`, default
-:data:`DEFAULT`). When it passes, the rank writes one line naming itself,
+So the agreement has a deadline: :func:`limit` seconds (:data:`VARIABLE`,
+default :data:`DEFAULT`), kept by a thread while the rank waits in the
+blocking ``MPI_Allreduce`` (a polled ``MPI_Iallreduce`` cost 3.2 times as
+much on 8 ranks: ``benchmarks/bench_mpi_agree.py``). When it passes, the
+rank writes one line naming itself,
 its host, its call and its plan (the format of the runtime's failing ranks,
 :data:`collsched.runtime.worker.MARK`, so that
 :func:`collsched.runtime.launch.launch` and
@@ -36,6 +38,7 @@ import math
 import os
 import socket
 import sys
+import threading
 import time
 
 from ..runtime.worker import MARK
@@ -100,8 +103,14 @@ def describe(kind: str, size: int, root, plan) -> str:
     return f"{kind} of {size} bytes{at}{fits}"
 
 
-def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan) -> None:
+def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan, error: type) -> None:
     """``agreed`` = the element-wise minimum of every rank's ``mine``, or end the job after :func:`limit` seconds.
+
+    The reduction is MPI's blocking ``MPI_Allreduce``; a thread of this
+    process (:class:`_Watchdog`, started at the first call, asleep
+    otherwise) ends the job if it has not returned by the deadline. Arming
+    and disarming it costs two lock acquisitions per call; the thread wakes
+    at most once per deadline.
 
     Parameters
     ----------
@@ -111,15 +120,18 @@ def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan) -> None:
         int64 vectors of one length.
     kind, size, root, plan
         The call, for the line (:func:`describe`).
+    error : type
+        The exception raised when :data:`VARIABLE` is wrong (called with
+        the message and ``rank=``: :class:`~collsched.mpi.calls.MPICallError`).
 
     Raises
     ------
-    MPICallError
+    error
         :data:`VARIABLE` is not a number of seconds (before any communication).
 
     Examples
     --------
-    See :mod:`collsched.mpi` (it needs an MPI job); ``tests/runtime/test_mpi_agree.py`` ends a job this way.
+    See :mod:`collsched.mpi` (it needs an MPI job); ``tests/mpi/test_mpi_failures.py`` ends a job this way.
 
     >>> callable(agree)
     True
@@ -127,25 +139,70 @@ def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan) -> None:
     try:
         seconds = limit()
     except ValueError as exc:  # the same environment on every rank: every rank raises this, before communicating
-        from .calls import MPICallError
-
-        raise MPICallError(f"rank {ctx.rank}: {kind}: {exc}", rank=ctx.rank) from None
-    request = ctx.comm.Iallreduce(mine, agreed, op=ctx.mpi.MIN)
-    if request.Test():
+        raise error(f"rank {ctx.rank}: {kind}: {exc}", rank=ctx.rank) from None
+    if seconds is None:
+        ctx.comm.Allreduce(mine, agreed, op=ctx.mpi.MIN)
         return
-    deadline = math.inf if seconds is None else time.monotonic() + seconds
-    while not request.Test():
-        if time.monotonic() > deadline:
-            _end_job(ctx, describe(kind, size, root, plan), seconds)
-        os.sched_yield()
+    dog = _Watchdog.get()
+    dog.arm(time.monotonic() + seconds, (ctx, kind, size, root, plan, seconds))
+    try:
+        ctx.comm.Allreduce(mine, agreed, op=ctx.mpi.MIN)
+    finally:
+        dog.disarm()
 
 
-def _end_job(ctx, call: str, seconds: float) -> None:
-    """Write the one line and abort the job (the ranks in MPI's own collective cannot be reached otherwise)."""
+class _Watchdog(threading.Thread):
+    """One daemon thread per process: past the armed deadline, it writes the line and ends the job."""
+
+    _one: _Watchdog | None = None
+
+    def __init__(self):
+        super().__init__(name="collsched.mpi agreement deadline", daemon=True)
+        self.cv = threading.Condition()
+        self.deadline: float | None = None
+        self.call: tuple | None = None
+        self.idle = True  # waiting with no timeout: an arm must wake it
+
+    @classmethod
+    def get(cls) -> _Watchdog:
+        if cls._one is None:
+            cls._one = cls()
+            cls._one.start()
+        return cls._one
+
+    def arm(self, deadline: float, call: tuple) -> None:
+        with self.cv:
+            self.deadline, self.call = deadline, call
+            if self.idle:
+                self.cv.notify()
+
+    def disarm(self) -> None:
+        with self.cv:
+            self.deadline = None  # the thread, asleep until the old deadline, then waits with no timeout
+
+    def run(self) -> None:
+        with self.cv:
+            while True:
+                if self.deadline is None:
+                    self.idle = True
+                    self.cv.wait()
+                    continue
+                self.idle = False
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    _end_job(*self.call)
+                self.cv.wait(left)
+
+
+def _end_job(ctx, kind: str, size: int, root, plan, seconds: float) -> None:
+    """Write the one line and end the job (the ranks in MPI's own collective cannot be reached otherwise)."""
     host = socket.gethostname()
-    sys.stderr.write(f"{MARK} {ctx.rank} - {host}: MPICallError: rank {ctx.rank}: {call}: not every rank joined the "
-                     f"agreement of this planned call within {seconds:g} s: a rank whose size fits no plan runs MPI's "
-                     f"own collective (give every rank buffers of the same size), or a rank stopped or is late "
-                     f"({VARIABLE} sets the wait); ending the job\n")
+    sys.stderr.write(f"{MARK} {ctx.rank} - {host}: MPICallError: rank {ctx.rank}: {describe(kind, size, root, plan)}: "
+                     f"not every rank joined the agreement of this planned call within {seconds:g} s: a rank whose "
+                     f"size fits no plan runs MPI's own collective (give every rank buffers of the same size), or a "
+                     f"rank stopped or is late ({VARIABLE} sets the wait); ending the job\n")
     sys.stderr.flush()
-    ctx.comm.Abort(3)
+    if ctx.mpi.Query_thread() == ctx.mpi.THREAD_MULTIPLE:
+        ctx.comm.Abort(3)  # from this thread, while the main one waits inside MPI
+    time.sleep(1.0)  # let mpirun forward the line
+    os._exit(3)  # mpirun ends the job when a rank exits before MPI_Finalize

@@ -23,7 +23,8 @@ through the same steps on every rank of the communicator (:func:`call`):
    rank sees whether some rank failed its checks, or whether the ranks
    disagree on the size, the dtype, the root or the plan; if so, every
    rank raises the same :class:`MPICallError`, naming the rank and the
-   reason;
+   reason. Ranks that took step 2 never join it: past a deadline, the job
+   ends in one line (:mod:`.agreement`);
 4. **run** the plan's program on the user's arrays (:mod:`.layout`, the
    walk of :mod:`collsched.runtime.walk`). A rank whose operator raises,
    or that fails otherwise, tells every other rank (a one-word message on
@@ -361,7 +362,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     r = -1 if root is None else int(root)
     code = _dtype_code(dtype) if dtype is not None else 0
     mine[:] = (me if reason is not None else n, size, -size, plan_id, -plan_id, r, -r, code, -code)
-    agree(ctx, mine, ctx.agreed, kind=kind, size=size, root=root, plan=plan)  # a deadline: see .agreement
+    agree(ctx, mine, ctx.agreed, kind=kind, size=size, root=root, plan=plan, error=MPICallError)  # a deadline
     agreed = ctx.agreed
     if agreed[0] < n:
         text = ctx.comm.bcast(reason, root=int(agreed[0]))
