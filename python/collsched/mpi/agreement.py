@@ -6,21 +6,19 @@ fits runs MPI's own collective at once, with no agreement, so that it costs
 what MPI's own does. Ranks whose sizes differ so that a plan fits on some
 and not on others (an erroneous program: MPI requires matching sizes)
 would then wait for each other in two different collectives forever: MPI
-gives a rank no means to leave a blocking collective, and a rank that
-leaves the agreement with an exception still waits for the others when
-the process ends (``MPI_Finalize``).
+gives a rank no means to leave a blocking collective, and ranks that raise
+out of the agreement do not end the job either (docs/mpi.md: both tried
+under ``mpirun``).
 
 So the agreement has a deadline: :func:`limit` seconds (:data:`VARIABLE`,
 default :data:`DEFAULT`), kept by a thread while the rank waits in the
-blocking ``MPI_Allreduce`` (a polled ``MPI_Iallreduce`` cost 3.2 times as
-much on 8 ranks: ``benchmarks/bench_mpi_agree.py``). When it passes, the
-rank writes one line naming itself,
-its host, its call and its plan (the format of the runtime's failing ranks,
-:data:`collsched.runtime.worker.MARK`, so that
-:func:`collsched.runtime.launch.launch` and
-:func:`collsched.mpi.emulated.run_script` report it as that rank's failure)
-and ends the job (``MPI_Abort``): the ranks inside MPI's own collective
-are ended with it. A rank that is late by more than the deadline to a
+blocking ``MPI_Allreduce`` (a polled ``MPI_Iallreduce`` cost more:
+``benchmarks/bench_mpi_agree.py``, docs/mpi.md). When it passes, the rank
+writes one line naming itself, its host, its call and its plan (the format
+of the runtime's failing ranks, :data:`collsched.runtime.worker.MARK`, so
+that :func:`collsched.mpi.emulated.run_script` reports it as that rank's
+failure) and ends the job (``MPI_Abort``): the ranks inside MPI's own
+collective are ended with it. A rank that is late by more than the deadline to a
 planned call also ends the job: raise :data:`VARIABLE` for programs whose
 ranks reach a collective that far apart (``0`` or ``inf``: wait forever).
 

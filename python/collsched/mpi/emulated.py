@@ -129,7 +129,7 @@ def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, e
         full.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     if emulation is not None:
         full.update(emulation.environment())
-    name = os.path.basename(script)
+    name = args[0] if script == "-m" and args else os.path.basename(script)
     with tempfile.TemporaryDirectory(prefix="collsched-script-") as marks:
         cmd = script_command(world, script, args, emulation=emulation, hostfile=hostfile, marks=marks)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full, start_new_session=True,
@@ -156,7 +156,8 @@ def run_script(world: Sequence[str], script: str, args: Sequence[str] = (), *, e
 def main(argv: Sequence[str] | None = None) -> int:
     """One rank: run ``SCRIPT ARGS...`` as ``__main__``, leaving the launcher's marks in ``MARKS``.
 
-    ``argv`` is ``[MARKS, SCRIPT, ARGS...]`` (default ``sys.argv[1:]``);
+    ``argv`` is ``[MARKS, SCRIPT, ARGS...]`` or ``[MARKS, "-m", MODULE,
+    ARGS...]`` (default ``sys.argv[1:]``);
     the rank number is Open MPI's (``OMPI_COMM_WORLD_RANK``), read before
     MPI starts. An exception out of the script (or ``SystemExit`` with a
     non-zero code) is printed, then written as one line
@@ -177,14 +178,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     >>> sorted(p.name for p in d.iterdir())
     ['ok.py', 'rank-0.done', 'rank-0.sigterm', 'rank-0.started']
+    >>> main([str(d), "-m", "json.tool", str(d / "missing.json")])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 1
     """
     marks, script, *args = sys.argv[1:] if argv is None else argv
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", "0"))
     sigterm = _leave_marks(marks, rank)
     saved_argv, saved_path = sys.argv, sys.path[:]
-    sys.argv, sys.path[0:0] = [script, *args], [os.path.dirname(os.path.abspath(script))]
+    module = args.pop(0) if script == "-m" else None  # "-m MODULE ARGS...", as python takes it
+    sys.argv, sys.path[0:0] = [script, *args], [os.getcwd() if module else os.path.dirname(os.path.abspath(script))]
     try:
-        runpy.run_path(script, run_name="__main__")
+        if module:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         if exc.code not in (None, 0):
             _fail(rank, f"SystemExit: the script exited with {exc.code!r}")
