@@ -136,8 +136,8 @@ def test_a_rank_that_raises_ends_the_job_in_one_line(tmp_path):
 
 
 def test_a_timeout_names_every_rank_left_its_host_where_it_waited_and_the_signal(tmp_path):
-    text, _ = _fails(HANG, ["a", "b", "c"], tmp_path, "hang.py", timeout=15)
-    assert text == (f"hang.py on 3 ranks did not finish within 15 s; ended by SIGTERM: rank 0 (a) on host {HOST}, in "
+    text, _ = _fails(HANG, ["a", "b", "c"], tmp_path, "hang.py", timeout=20)
+    assert text == (f"hang.py on 3 ranks did not finish within 20 s; ended by SIGTERM: rank 0 (a) on host {HOST}, in "
                     f"<module> at hang.py:7, rank 1 (b) on host {HOST}, in <module> at hang.py:6, rank 2 (c) on host "
                     f"{HOST}, in <module> at hang.py:7 (raise timeout=, or look for a rank that waits forever)")
 
