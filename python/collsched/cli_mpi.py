@@ -22,9 +22,10 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
                        collectives: Path = typer.Option(..., "--collectives", help="Suite file (JSON): the "
                                                         "collectives the application calls, with ranks and sizes."),
                        output: Path = typer.Option(..., "-o", "--output", help="The plan folder to write."),
-                       message_cost: float = typer.Option(5e-5, help="Seconds a rank spends per message beyond the "
-                                                          "network (ranks schedules with many small messages "
-                                                          "below those with few).")):
+                       message_cost: float | None = typer.Option(None, help="Seconds a rank spends per message "
+                                                                 "beyond the network (ranks schedules with many small "
+                                                                 "messages below those with few; default: the measured "
+                                                                 "collsched.mpi.suite.MESSAGE_COST).")):
     """Plan the collectives of a suite, best schedule per size bucket, into a plan folder for collsched.mpi.
 
     Each bucket keeps the fastest schedule (simulated) with its bound and gap,
@@ -40,7 +41,7 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
     """
     from .errors import FormatError
     from .fileformat import read_text
-    from .mpi.suite import parse_suite, plan_suite
+    from .mpi.suite import MESSAGE_COST, parse_suite, plan_suite
     from .platform.io import load_platform
 
     check_output(output, (), option="-o", folder=True)
@@ -50,7 +51,7 @@ def plan_suite_command(platform: Path = typer.Argument(..., help="Platform file 
     except ValueError as exc:
         raise FormatError(f"{collectives}: not JSON ({exc})", fix="write the suite as JSON") from None
     entries = parse_suite(suite, p, str(collectives))
-    plans = plan_suite(p, entries, output, message_cost=message_cost,
+    plans = plan_suite(p, entries, output, message_cost=MESSAGE_COST if message_cost is None else message_cost,
                        progress=lambda line: console.print(line, soft_wrap=True, markup=False))
     planned = sum(not plan.use_mpi for plan in plans.plans)
     console.print(f"wrote {output}: {len(plans.plans)} buckets, {planned} planned, {len(plans.plans) - planned} "

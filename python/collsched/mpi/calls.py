@@ -23,7 +23,8 @@ through the same steps on every rank of the communicator (:func:`call`):
    rank sees whether some rank failed its checks, or whether the ranks
    disagree on the size, the dtype, the root or the plan; if so, every
    rank raises the same :class:`MPICallError`, naming the rank and the
-   reason;
+   reason. Ranks that took step 2 never join it: past a deadline, the job
+   ends in one line (:mod:`.agreement`);
 4. **run** the plan's program on the user's arrays (:mod:`.layout`, the
    walk of :mod:`collsched.runtime.walk`). A rank whose operator raises,
    or that fails otherwise, tells every other rank (a one-word message on
@@ -54,6 +55,7 @@ import numpy as np
 from .._core import _MpiFast, _MpiRoutes
 from ..errors import CollschedError
 from ..runtime.walk import walk
+from .agreement import agree
 from .layout import Bound, OperatorFailed, Prepared, combine
 from .plans import ROOTED, PlanError, PlanSet, load_plans
 
@@ -360,9 +362,7 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
     r = -1 if root is None else int(root)
     code = _dtype_code(dtype) if dtype is not None else 0
     mine[:] = (me if reason is not None else n, size, -size, plan_id, -plan_id, r, -r, code, -code)
-    from mpi4py import MPI
-
-    ctx.comm.Allreduce(mine, ctx.agreed, op=MPI.MIN)
+    agree(ctx, mine, ctx.agreed, kind=kind, size=size, root=root, plan=plan, error=MPICallError)  # a deadline
     agreed = ctx.agreed
     if agreed[0] < n:
         text = ctx.comm.bcast(reason, root=int(agreed[0]))
@@ -386,6 +386,8 @@ def call(comm, kind: str, send: np.ndarray | None, recv: np.ndarray | None, *, s
         failure = _why(exc, op)
         ctx.tell_others()
     # step 5: agree on the outcome
+    from mpi4py import MPI
+
     mine[0] = me if failure not in (None, "stopped") else n
     ctx.comm.Allreduce(mine[:1], ctx.agreed[:1], op=MPI.MIN)
     if ctx.agreed[0] < n or failure is not None:

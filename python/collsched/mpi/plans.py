@@ -146,7 +146,8 @@ class Plan:
         :func:`fingerprint` of the platform.
     cost, mpi_cost : float
         What the plan and MPI's own were ranked by: simulated makespan plus a
-        cost per message of the busiest rank (:data:`collsched.mpi.suite.MESSAGE_COST`).
+        cost per message of the busiest rank (:data:`collsched.mpi.suite.MESSAGE_COST`),
+        and for the plan its two agreements (``collsched.mpi.suite._agreements``).
 
     Examples
     --------

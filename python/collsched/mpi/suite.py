@@ -26,7 +26,10 @@ Fluid model; for broadcast, scatter, reduce and all-gather also the
 pipelined steady-state schedule of one instance), and the cheapest whose
 program runs on the hosts alone (a program that relays through a switch
 has no MPI rank to run it) is kept, cheapest meaning the simulated makespan
-plus :data:`MESSAGE_COST` per message of the busiest rank. It is stored
+plus :data:`MESSAGE_COST` per message of the busiest rank, and for a plan
+(not for MPI's own) its two agreements, all-reduces of :data:`AGREEMENT`
+bytes (:func:`_agreements`): a planned call runs them, MPI's own does
+not. It is stored
 with its simulated makespan, MPI's own
 algorithm's (:data:`collsched.planner.MPI_ALGORITHM`, over the ranks in
 rank order, as MPI runs it),
@@ -63,14 +66,39 @@ __all__ = ["SuiteEntry", "parse_suite", "plan_suite", "plan_entry", "GAIN", "BUC
 
 GAIN = 1.1
 """A bucket is planned when its best schedule is predicted at least this many times faster than MPI's own."""
-MESSAGE_COST = 5e-5
+MESSAGE_COST = 1.5e-5
 """Seconds an MPI rank spends per send or receive beyond the network's time (Python executor, MPI software).
 
 The Fluid model of a platform without latency sees no cost in cutting a
 collective into many small messages (a tree-packing schedule may send 10⁵
 of them for 1 MB); a real rank pays for each. Candidates are ranked by
 their simulated makespan plus this cost times the operations of their
-busiest rank, and MPI's own algorithm is charged the same way."""
+busiest rank, and MPI's own algorithm is charged the same way.
+
+Measured: the executor's own CPU per message per rank, outside
+``MPI_Waitsome`` (``benchmarks/bench_runtime.py --executor-only``, its
+lines "the walk alone": pre-built buffers handed over, as
+:mod:`collsched.mpi` does), 13.8–14.2 µs on 8 local ranks over 2 cores and
+4.9 µs on 2 ranks, in two runs (load average 12.0 at the start, 18.2 at
+the end; then 13.5 and 15.3). This is the larger figure, rounded up: the
+MPI library's own work per message (inside ``MPI_Waitsome``) comes on top
+of it. It was 50 µs before the executor was rebuilt around pre-built
+request lists. Going to 15 µs alone, every decision of
+``tests/runtime/test_plan_suite.py``'s suite and of docs/mpi.md's example
+stayed the same (the same algorithm, the same ``use_mpi``): their messages
+of 100 kB and more take milliseconds on 5 to 50 MB/s links, which the
+per-message charge hardly moves (the ordered reduce stays at 1.05 below
+:data:`GAIN`, the 10-byte all-to-all at 2.23 above it, from 2.30). But the
+larger charge had also stood for what a planned call costs beyond its
+messages, which nothing else counted: at 15 µs, the example's 8-byte
+reduce was planned (a call of two agreements to save 4.8 µs of simulated
+time: 1.92 against 6.72 µs). A plan is now charged its two agreements too
+(:func:`_agreements`); with them, the 100 kB decisions stay (MPI's own cost over the plan's 1.81,
+1.89, 2.69, the ordered reduce 1.04), and the 10-byte all-to-all goes to
+MPI's own (0.79: its plan saved 2% of a few microseconds). The ratios
+are each plan's ``mpi_cost / cost`` from :func:`plan_suite` on the test's
+platform (``round_robin_switches(2, bandwidth=5e7, trunk_bandwidth=5e6)``)
+and suite."""
 BUCKET = 4
 """Each size bucket spans a factor of this."""
 _STEADY = ("broadcast", "scatter", "reduce", "allgather")
@@ -235,6 +263,32 @@ def _candidates(platform, collective, kind: str, message_cost: float):
     return sorted(found, key=lambda x: x[4]), cmp
 
 
+AGREEMENT = 72
+"""Bytes of one agreement of a planned call (9 int64: :func:`collsched.mpi.calls.call`, steps 3 and 5)."""
+
+
+def _agreements(platform, entry: SuiteEntry, message_cost: float) -> float:
+    """What a planned call pays beyond its program: its two agreements, each an all-reduce of :data:`AGREEMENT` bytes.
+
+    Modelled as recursive doubling, as MPI libraries reduce a few bytes:
+    ``ceil(log2 n)`` rounds, each a send and a receive per rank
+    (``2 * message_cost``) and one message over the slowest pair of ranks
+    (its latency plus :data:`AGREEMENT` bytes at its bottleneck bandwidth).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.star(4, bandwidth="1MBps", latency="10us")   # two hops: 20 us and 72 us per message
+    >>> round(_agreements(p, SuiteEntry("allreduce", p.hosts, None, 8, 8, "commutative"), 1.5e-5) * 1e6, 1)
+    488.0
+    """
+    ranks = list(entry.ranks)
+    rounds = math.ceil(math.log2(len(ranks))) if len(ranks) > 1 else 0
+    slowest = max((platform.latency(a, b) + AGREEMENT / platform.bandwidth(a, b) for a in ranks for b in ranks
+                   if a != b), default=0.0)
+    return 2 * rounds * (2 * message_cost + slowest)
+
+
 def _mpi_cost(platform, entry: SuiteEntry, size: float, message_cost: float) -> tuple[float, float]:
     """Simulated makespan of MPI's own algorithm (:data:`~collsched.planner.MPI_ALGORITHM` over the ranks in rank
     order), and with :func:`_cost`'s charge per message."""
@@ -276,7 +330,7 @@ def plan_entry(platform, entry: SuiteEntry, *, message_cost: float = MESSAGE_COS
     >>> [plan.use_mpi for plan in plan_entry(p, SuiteEntry("broadcast", p.hosts, 0, 10**6, 10**6, "commutative"))]
     [True]
     """
-    plans = []
+    plans, agreements = [], None
     for low, high in entry.buckets():
         size = float(round(math.sqrt(low * high)))
         mpi = None
@@ -296,6 +350,9 @@ def plan_entry(platform, entry: SuiteEntry, *, message_cost: float = MESSAGE_COS
                 continue
             bound = float(cmp.bound.value) if cmp.bound is not None and cmp.bound.metric == "makespan" else None
             gap = None if bound is None or bound <= 0 else chosen.makespan / bound - 1
+            if agreements is None:
+                agreements = _agreements(platform, entry, message_cost)
+            cost += agreements
             use_mpi = mpi_cost < GAIN * cost  # NaN (nothing to compare with): keep the plan
             chosen = Plan.of(platform, c, None if use_mpi else schedule, low=low, high=high, makespan=makespan,
                              mpi_makespan=mpi_makespan, bound=bound, gap=gap, use_mpi=use_mpi, ranks=entry.ranks,

@@ -289,6 +289,8 @@ def _failure(err: str, out: str, code: int, world: Sequence[str] = (), *,
     --------
     >>> str(_failure(MARK + " 2 h2 vm: RuntimeError: boom", "", 3, ["h0", "h1", "h2"]))
     'MPI rank 2 (h2) on host vm failed: RuntimeError: boom'
+    >>> str(_failure(MARK + " 1 - vm: MPICallError: rank 1: late", "", 3, ["h0", "h1"]))
+    'MPI rank 1 (h1) on host vm failed: MPICallError: rank 1: late'
     >>> text = "mpirun noticed that process rank 3 with PID 0 on node vm exited on signal 9 (Killed)."
     >>> str(_failure(text, "", 137, ["h0", "h1", "h2", "h3"]))
     'MPI rank 3 (h3) on host vm was killed by signal 9 (Killed) (a rank killed by the system is often out of memory: see dmesg)'
@@ -297,13 +299,14 @@ def _failure(err: str, out: str, code: int, world: Sequence[str] = (), *,
     >>> str(_failure("Process name: [[1234,1],2]\n  Exit code:    5", "", 5, ["a", "b", "c"]))
     "MPI rank 2 (c) exited with code 5 (its own output is above mpirun's in the job's stderr)"
     """
+    def node(rank: str) -> str:
+        return f" ({world[int(rank)]})" if int(rank) < len(world) else ""
+
     for line in err.splitlines():
         if line.startswith(MARK + " "):
             rank, name, host, what = line[len(MARK) + 1:].split(" ", 3)
-            return RunError(f"MPI rank {rank} ({name}) on host {host.rstrip(':')} failed: {what}")
-
-    def node(rank: str) -> str:
-        return f" ({world[int(rank)]})" if int(rank) < len(world) else ""
+            named = node(rank) if name == "-" else f" ({name})"  # "-": a rank of a user's script (mpi.emulated)
+            return RunError(f"MPI rank {rank}{named} on host {host.rstrip(':')} failed: {what}")
 
     text = err + "\n" + out
     killed = _SIGNALLED.search(text)
