@@ -110,7 +110,7 @@ def builder_only():
     none = lambda *args, **kwargs: None  # noqa: E731
     patches = [(steps, "step_program"), (steps, "direct_step_program"), (orders, "order_program"), (orders, "direct_order_program"),
                (periodic, "periodic_program"), (trees, "repeated"), (forest, "_repeated_rounds"),
-               (steps, "_repeated_instances")]
+               (steps, "_repeated_instances"), (trees, "_hierarchical_columns")]
     saved = [(m, name, getattr(m, name)) for m, name in patches if hasattr(m, name)]  # older versions lack some
     for m, name, _ in saved:
         setattr(m, name, none)
