@@ -31,7 +31,7 @@ of the code (``PYTHONPATH``) and compare, to see that a change of the
 lowering left every program as it was.
 
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_lowering.py [--only TEXT] [--target-ops N]
-[--no-reference] [--digest]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
+[--no-reference] [--digest] [--single-count N] [--cold]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
 machine and its load (printed before and after); the ratios within one run are what compares.
 """
 
@@ -151,6 +151,11 @@ def plan_case(algorithm: str, kind: str, args):
     base = collective(kind, list(p.hosts))
     if algo.single:
         s = cs.plan(p, base, algorithm=algorithm)
+        if not algo.series:  # one instance's schedule, lowered for it or (--single-count) for a series of it
+            c = base if args.single_count == 1 else cs.Series(base, count=args.single_count)
+            if not args.cold:
+                s.lower(p, c)  # warms the caches, as below
+            return p, c, s
         if s.lower(p, base).n_ops >= args.target_ops or not algo.series:  # the lowering also warms the caches
             return p, base, s
     probe = cs.Series(base, count=2)
@@ -167,6 +172,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--digest", action="store_true", help="end each row with a digest of the program")
     ap.add_argument("--reference-max-ops", type=int, default=400_000,
                     help="lower through the builder only programs of at most this many operations (default 400000)")
+    ap.add_argument("--single-count", type=int, default=1,
+                    help="lower the schedules of algorithms that plan no series for a series of this many instances "
+                         "of the collective they were planned for (default 1)")
+    ap.add_argument("--cold", action="store_true",
+                    help="time the first lowering of the schedules of algorithms that plan no series (by default "
+                         "a lowering before the timed one warms the caches)")
     ap.add_argument("--exchange-hosts", type=int, default=256, help="hosts of all-to-all cases (default 256)")
     ap.add_argument("--tree-hosts", type=int, default=64, help="hosts of tree cases (default 64)")
     ap.add_argument("--gpu-hosts", type=int, default=8, help="hosts of all-gather/reduce-scatter/all-reduce (default 8)")

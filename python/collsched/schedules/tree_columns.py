@@ -95,14 +95,14 @@ def hierarchical_messages(tree, *, denominator: int, specs: dict, order, cluster
     if any(model == "scatter_allgather" for model, _ in specs.values()):
         return None
     D = denominator
-    src, dst, start, end, deps = [], [], [], [], []
+    src, dst, start, end, before = [], [], [], [], []
     last_send: dict = {}  # node -> its last send's op id
     made: dict = {}       # (node, start, end) -> the receive that brought that piece to node
 
     def send(x, c, a, e):
+        # what the send waits for (-1: nothing): its previous send, the whole message, the piece it forwards
+        before.append((last_send.get(x, -1), made.get((x, 0, D), -1), made.get((x, a, e), -1)))
         op = 2 * len(src)
-        before = last_send.get(x, -1), made.get((x, 0, D), -1), made.get((x, a, e), -1)
-        deps.append(sorted({d for d in before if d >= 0}))
         src.append(x)
         dst.append(c)
         start.append(a)
@@ -131,8 +131,12 @@ def hierarchical_messages(tree, *, denominator: int, specs: dict, order, cluster
                     if cluster_of[c] == cluster_of[x]:
                         send(x, c, a, e)
     m = len(src)
-    count = np.fromiter(map(len, deps), np.int64, m)
-    dep_idx = np.fromiter((x for ds in deps for x in ds), np.int64, int(count.sum()))
+    # each send's ids, sorted, without repeats or -1 (the builder's sorted set)
+    ids = np.sort(np.array(before, np.int64).reshape(m, 3), axis=1)
+    keep = ids >= 0
+    keep[:, 1:] &= ids[:, 1:] != ids[:, :-1]
+    count = keep.sum(axis=1).astype(np.int64)
+    dep_idx = ids[keep]
     whole = np.arange(m) < n_whole
     return src, dst, np.array(start, np.int64), np.array(end, np.int64), whole, count, dep_idx
 

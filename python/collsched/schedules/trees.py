@@ -233,9 +233,10 @@ class TreeSchedule(Schedule):
         """(denominator, :func:`~.tree_columns.hierarchical_messages`) of this hierarchical tree, made once: they
         depend on the tree alone, which is frozen."""
         order, cluster_of, coordinators = _coordinators(self)
-        denominator = _hierarchical_denominator(self)
-        return denominator, hierarchical_messages(self, denominator=denominator, specs=_intra_specs(self),
-                                                  order=order, cluster_of=cluster_of, coordinators=coordinators)
+        specs = _intra_specs(self)
+        denominator = _hierarchical_denominator(self, specs)
+        return denominator, hierarchical_messages(self, denominator=denominator, specs=specs, order=order,
+                                                  cluster_of=cluster_of, coordinators=coordinators)
 
     def lower(self, platform, collective=None) -> Program:
         """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one).
@@ -503,12 +504,13 @@ def _intra_specs(tree: TreeSchedule) -> dict[str, tuple[str, int]]:
     return out
 
 
-def _hierarchical_denominator(tree: TreeSchedule) -> int:
-    """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20."""
+def _hierarchical_denominator(tree: TreeSchedule, specs: dict | None = None) -> int:
+    """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20 (``specs``: the
+    parsed ``intra`` entries, if known)."""
     sizes = {c[0]: len(c) for c in tree.clusters or ()}
     members = {h: c for c in tree.clusters or () for h in c}
     d = tree.segments
-    for coordinator, (model, k) in _intra_specs(tree).items():
+    for coordinator, (model, k) in (_intra_specs(tree) if specs is None else specs).items():
         d = math.lcm(d, k)
         if model == "scatter_allgather":
             d = math.lcm(d, len(members.get(coordinator, sizes.get(coordinator, ()))) or 1)
