@@ -103,6 +103,22 @@ def _collector_paused():
             gc.enable()
 
 
+def _pattern_of(schedule, slots, index: dict, denominator: int) -> _Pattern:
+    """The schedule's pattern for these ranks, read once per schedule (kept on it: it is frozen, its slots tuples of
+    frozen transfers and tasks) and ranks; its arrays read-only. Raises KeyError for a node that is not a rank."""
+    key = (tuple(index), denominator)
+    kept = schedule.__dict__.get("_pattern")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    with _collector_paused():
+        pattern = _Pattern(slots, index, denominator)
+    for value in vars(pattern).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    object.__setattr__(schedule, "_pattern", (key, pattern))
+    return pattern
+
+
 def _ranges(first: np.ndarray, count: np.ndarray) -> np.ndarray:
     """``concatenate([arange(f, f + c) for f, c in zip(first, count)])``."""
     total = int(count.sum())
@@ -178,8 +194,7 @@ def periodic_program(schedule, ranks, count: int) -> Program | None:
     multi = schedule.ports == "multi"
     slots = tuple(schedule.init) + tuple(schedule.slots) + tuple(schedule.cleanup)
     try:
-        with _collector_paused():
-            pattern = _Pattern(slots, index, den)
+        pattern = _pattern_of(schedule, slots, index, den)
     except KeyError:
         return None
     if multi and not all(type(z) is float for z in pattern.tr_size):
