@@ -31,7 +31,7 @@ of the code (``PYTHONPATH``) and compare, to see that a change of the
 lowering left every program as it was.
 
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_lowering.py [--only TEXT] [--target-ops N]
-[--no-reference] [--digest]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
+[--no-reference] [--digest] [--single-count N] [--cold] [--repeat N]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
 machine and its load (printed before and after); the ratios within one run are what compares.
 """
 
@@ -110,7 +110,7 @@ def builder_only():
     none = lambda *args, **kwargs: None  # noqa: E731
     patches = [(steps, "step_program"), (steps, "direct_step_program"), (orders, "order_program"), (orders, "direct_order_program"),
                (periodic, "periodic_program"), (trees, "repeated"), (forest, "_repeated_rounds"),
-               (steps, "_repeated_instances")]
+               (steps, "_repeated_instances"), (trees, "_hierarchical_columns")]
     saved = [(m, name, getattr(m, name)) for m, name in patches if hasattr(m, name)]  # older versions lack some
     for m, name, _ in saved:
         setattr(m, name, none)
@@ -129,13 +129,16 @@ def digest(prog) -> str:
     return h.hexdigest()[:12]
 
 
-def timed_lower(s, p, c):
-    count = Count()
-    with count.active():
-        start = time.perf_counter()
-        prog = s.lower(p, c)
-        seconds = time.perf_counter() - start
-    return prog, seconds, count.ops
+def timed_lower(s, p, c, repeat: int = 1):
+    """(program, the least seconds of ``repeat`` lowerings, operations through the builder in one)."""
+    best = math.inf
+    for _ in range(repeat):
+        count = Count()
+        with count.active():
+            start = time.perf_counter()
+            prog = s.lower(p, c)
+            best = min(best, time.perf_counter() - start)
+    return prog, best, count.ops
 
 
 def plan_case(algorithm: str, kind: str, args):
@@ -151,6 +154,11 @@ def plan_case(algorithm: str, kind: str, args):
     base = collective(kind, list(p.hosts))
     if algo.single:
         s = cs.plan(p, base, algorithm=algorithm)
+        if not algo.series:  # one instance's schedule, lowered for it or (--single-count) for a series of it
+            c = base if args.single_count == 1 else cs.Series(base, count=args.single_count)
+            if not args.cold:
+                s.lower(p, c)  # warms the caches, as below
+            return p, c, s
         if s.lower(p, base).n_ops >= args.target_ops or not algo.series:  # the lowering also warms the caches
             return p, base, s
     probe = cs.Series(base, count=2)
@@ -167,11 +175,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--digest", action="store_true", help="end each row with a digest of the program")
     ap.add_argument("--reference-max-ops", type=int, default=400_000,
                     help="lower through the builder only programs of at most this many operations (default 400000)")
+    ap.add_argument("--single-count", type=int, default=1,
+                    help="lower the schedules of algorithms that plan no series for a series of this many instances "
+                         "of the collective they were planned for (default 1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="lower each schedule this many times both ways and keep the least time (default 1; with "
+                         "--cold only the first lowering is cold)")
+    ap.add_argument("--cold", action="store_true",
+                    help="time the first lowering of the schedules of algorithms that plan no series (by default "
+                         "a lowering before the timed one warms the caches)")
     ap.add_argument("--exchange-hosts", type=int, default=256, help="hosts of all-to-all cases (default 256)")
     ap.add_argument("--tree-hosts", type=int, default=64, help="hosts of tree cases (default 64)")
     ap.add_argument("--gpu-hosts", type=int, default=8, help="hosts of all-gather/reduce-scatter/all-reduce (default 8)")
     ap.add_argument("--steady-hosts", type=int, default=8, help="hosts of steady-state cases (default 8)")
     args = ap.parse_args(argv)
+    if args.repeat < 1 or args.single_count < 1:
+        ap.error(f"--repeat {args.repeat} --single-count {args.single_count}: give integers >= 1")
     for name in ("exchange_hosts", "tree_hosts", "gpu_hosts", "steady_hosts"):
         n = getattr(args, name)
         if n < 2 or n & (n - 1):
@@ -192,13 +211,13 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{algorithm:22s} {kind:13s} not planned: {type(exc).__name__}: {str(exc).splitlines()[0]}",
                       flush=True)
                 continue
-            prog, seconds, via_builder = timed_lower(s, p, c)
+            prog, seconds, via_builder = timed_lower(s, p, c, args.repeat)
             n = prog.n_ops
             path = "columns" if via_builder == 0 else "builder" if via_builder >= n else "copied"
             ref, ratio, equal = "-", "-", "-"
             if not args.no_reference and n <= args.reference_max_ops:
                 with builder_only():
-                    slow, slow_seconds, _ = timed_lower(s, p, c)
+                    slow, slow_seconds, _ = timed_lower(s, p, c, args.repeat)
                 ref = f"{1e6 * slow_seconds / n:.2f}"
                 ratio = f"{slow_seconds / seconds:.1f}"
                 equal = "yes" if slow == prog else "NO"

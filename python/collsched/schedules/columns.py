@@ -1,11 +1,13 @@
-"""Column-wise lowering of schedules of direct messages (all-to-all, all-to-many).
+"""Column-wise lowering of schedules of direct messages (all-to-all, all-to-many, all-gather).
 
 :meth:`StepSchedule.lower <collsched.schedules.StepSchedule.lower>` and
 :meth:`OrderSchedule.lower <collsched.schedules.OrderSchedule.lower>` go
 through :class:`~collsched.schedules.program.ProgramBuilder`, one Python
 call per operation (about 5 µs each). When every transfer is a direct
-message of an all-to-all or all-to-many, whole or (in a step schedule) a
-part of it (no relayed values, no reduction), the program they build has a
+message of an all-to-all or all-to-many (the block ``m[src→dst]``) or of an
+all-gather (the sender's own block ``m[src→*]``, which no transfer forwards),
+whole or (in a step schedule) a part of it (no relayed values, no
+reduction), the program they build has a
 regular shape, and this module
 builds the same columns with numpy, step by step: the same operations in
 the same order, with the same dependencies and pieces (the tests compare the
@@ -32,14 +34,18 @@ from .program import RECV, SEND, Program, _frozen
 from .values import BLOCK
 
 __all__ = ["step_program", "direct_step_program", "order_program", "direct_order_program", "size_matrix",
-           "exchange_blocks"]
+           "exchange_blocks", "DIRECT_KINDS"]
+
+#: The collectives whose direct messages this module lowers: each is a whole value that only its sender sends, so
+#: a send waits for no receive (the builder finds no producer for what it carries).
+DIRECT_KINDS = ("alltoall", "alltomany", "allgather")
 
 
 def _direct(groups, platform, collective, denominator: int, *, parts: bool = True):
     """Per transfer: (step, src, dst, inst, bytes, start, end) arrays, or None when a transfer is not a direct
     message, or a part of one (``parts``) that ends within ``denominator``."""
     base = collective.base
-    if base.kind not in ("alltoall", "alltomany"):
+    if base.kind not in DIRECT_KINDS:
         return None
     flat = [t for g in groups for t in g]
     if any(t.values is not None or (t.part is not None and not parts) for t in flat):
@@ -66,7 +72,7 @@ def _sized(step, src, dst, inst, platform, base, denominator: int, start=None, e
 
     ``start, end``: each transfer's part in units of ``denominator`` (by default the whole message).
     """
-    sizes = size_matrix(base, platform)[src, dst]
+    sizes = _message_sizes(base, platform)[src, dst]
     if np.isnan(sizes).any():
         return None  # a transfer the collective does not have: the builder's lowering says so
     if start is None:
@@ -74,6 +80,23 @@ def _sized(step, src, dst, inst, platform, base, denominator: int, start=None, e
     # the builder's arithmetic, operation for operation: bytes * (end - start) / denominator
     size = sizes * (end - start).astype(np.float64) / denominator
     return step, src, dst, inst, size, start, end
+
+
+def _message_sizes(base, platform) -> np.ndarray:
+    """:func:`size_matrix`, or for an all-gather its block's bytes between two distinct participants."""
+    if base.kind != "allgather":
+        return size_matrix(base, platform)
+    n = len(platform.hosts)
+    at = [platform.host_index(h) for h in base.participants]
+    matrix = np.full((n, n), np.nan)
+    matrix[np.ix_(at, at)] = float(base.size)
+    np.fill_diagonal(matrix, np.nan)
+    return matrix
+
+
+def _value_dst(base, dst: np.ndarray) -> np.ndarray:
+    """The ``b`` column of the values direct messages to ``dst`` carry: ``dst``, or -1 for an all-gather's blocks."""
+    return np.full(dst.shape[0], -1, np.int64) if base.kind == "allgather" else dst
 
 
 def size_matrix(base, platform) -> np.ndarray:
@@ -360,7 +383,7 @@ def step_program(groups, platform, collective, sync: str, *, denominator: int, n
     arrays = _direct(groups, platform, collective, denominator)
     if arrays is None:
         return None
-    return _step_columns(*arrays, len(groups), platform, sync, denominator, name)
+    return _step_columns(*arrays, len(groups), platform, collective.base, sync, denominator, name)
 
 
 def direct_step_program(step, src, dst, inst, n_steps: int, platform, collective, sync: str, *, denominator: int,
@@ -393,16 +416,16 @@ def direct_step_program(step, src, dst, inst, n_steps: int, platform, collective
     True
     """
     base = collective.base
-    if base.kind not in ("alltoall", "alltomany"):
+    if base.kind not in DIRECT_KINDS:
         return None
     arrays = _sized(*(np.asarray(a, dtype=np.int64) for a in (step, src, dst, inst)), platform, base, denominator)
     if arrays is None:
         return None
-    return _step_columns(*arrays, n_steps, platform, sync, denominator, name)
+    return _step_columns(*arrays, n_steps, platform, base, sync, denominator, name)
 
 
-def _step_columns(step, src, dst, inst, size, start, end, n_steps: int, platform, sync: str, denominator: int,
-                  name: str) -> Program:
+def _step_columns(step, src, dst, inst, size, start, end, n_steps: int, platform, base, sync: str,
+                  denominator: int, name: str) -> Program:
     n = len(platform.hosts)
     cols = _Columns()
     if sync == "post_all":
@@ -415,7 +438,7 @@ def _step_columns(step, src, dst, inst, size, start, end, n_steps: int, platform
                 _barrier(cols, done, n)
             lo, hi = bounds[k], bounds[k + 1]
             _step(cols, done, src[lo:hi], dst[lo:hi], size[lo:hi], sync)
-    return cols.program(platform.hosts, denominator, name, _rows(src, dst, inst, start, end))
+    return cols.program(platform.hosts, denominator, name, _rows(src, _value_dst(base, dst), inst, start, end))
 
 
 def _step(cols: _Columns, done: _Done, s, d, z, sync: str) -> None:
@@ -479,7 +502,7 @@ def order_program(sequences, platform, collective, *, name: str) -> Program | No
     True
     """
     arrays = _direct(sequences, platform, collective, 1, parts=False)
-    return None if arrays is None else _ordered(arrays, platform, name)
+    return None if arrays is None else _ordered(arrays, platform, collective.base, name)
 
 
 def direct_order_program(src, dst, inst, platform, collective, *, name: str) -> Program | None:
@@ -508,16 +531,16 @@ def direct_order_program(src, dst, inst, platform, collective, *, name: str) -> 
     True
     """
     base = collective.base
-    if base.kind not in ("alltoall", "alltomany"):
+    if base.kind not in DIRECT_KINDS:
         return None
     src, dst, inst = (np.asarray(a, dtype=np.int64) for a in (src, dst, inst))
     arrays = _sized(np.zeros(src.shape[0], np.int64), src, dst, inst, platform, base, 1)
-    return None if arrays is None else _ordered(arrays, platform, name)
+    return None if arrays is None else _ordered(arrays, platform, collective.base, name)
 
 
-def _ordered(arrays, platform, name: str) -> Program:
+def _ordered(arrays, platform, base, name: str) -> Program:
     """The program of :func:`_sized`'s ``arrays``: each send waits for its sender's previous send (:func:`_in_order`)."""
     _, src, dst, inst, size, start, end = arrays
     cols = _Columns()
     _in_order(cols, src, dst, size)
-    return cols.program(platform.hosts, 1, name, _rows(src, dst, inst, start, end))
+    return cols.program(platform.hosts, 1, name, _rows(src, _value_dst(base, dst), inst, start, end))

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+import numpy as np
+
 from ..errors import ScheduleError
 from .base import Schedule
 from .columns import direct_order_program, order_program
@@ -113,24 +115,28 @@ class OrderSchedule(Schedule):
         """(src, dst, inst) arrays of host indices, sender by sender, or None unless the orders name exactly the
         instances ``0 .. count - 1`` (no tiling) and every host is the platform's."""
         index = {h: i for i, h in enumerate(platform.hosts)}
-        src: list[int] = []
-        dst: list[int] = []
-        inst: list[int] = []
+        n = len(index)
+        # each distinct order entry once: a destination (instance 0) or a (destination, instance) pair, coded as
+        # inst * n + destination (-1 for a host the platform lacks); the entries are then looked up at C speed
+        code: dict = {}
+        src, coded = [], []
         for sender, seq in self.orders.items():
             if sender not in index:
                 return None
-            src.extend([index[sender]] * len(seq))
-            n = len(dst)
-            try:  # plain destinations (instance 0), the common case, without a Python step per transfer
-                dst.extend(map(index.__getitem__, seq))
-                inst.extend([0] * len(seq))
-            except KeyError:  # a (destination, instance) pair, or a host the platform lacks
-                del dst[n:]
-                dst.extend(index.get(d, -1) if isinstance(d, str) else index.get(d[0], -1) for d in seq)
-                inst.extend(0 if isinstance(d, str) else d[1] for d in seq)
-        if (min(dst, default=0) < 0) or 1 + max(inst, default=0) != count:
+            for d in set(seq).difference(code):
+                dst, inst = (d, 0) if isinstance(d, str) else d
+                code[d] = inst * n + index[dst] if dst in index else -1
+            coded.append(np.fromiter(map(code.__getitem__, seq), np.int64, len(seq)))
+            src.append(np.full(len(seq), index[sender], np.int64))
+        if not coded:
+            return None if count != 1 else (np.zeros(0, np.int64),) * 3
+        coded_all = np.concatenate(coded)
+        if (coded_all < 0).any():
             return None
-        return src, dst, inst
+        inst, dst = np.divmod(coded_all, n)
+        if 1 + int(inst.max(initial=0)) != count:
+            return None
+        return np.concatenate(src), dst, inst
 
     def lower(self, platform, collective=None) -> Program:
         """Sends in order per sender; receives posted at once.

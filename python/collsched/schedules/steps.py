@@ -264,11 +264,11 @@ def direct_transfers(schedule, platform, collective):
     """
     from .columns import _direct, _sized
 
+    if collective.base.kind not in ("alltoall", "alltomany"):
+        return None
     cols = _direct_columns(schedule.steps, platform, collective)
     if cols is not None:
         step, src, dst, inst, n = cols
-        if collective.base.kind not in ("alltoall", "alltomany"):
-            return None
         arrays = _sized(step, src, dst, inst, platform, collective.base, schedule.denominator)
     else:
         groups = tiled(schedule.steps, collective.count)

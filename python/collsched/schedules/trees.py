@@ -49,6 +49,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -58,6 +59,8 @@ from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
 from .repeat import repeated
+from .tree_columns import cut as _cut
+from .tree_columns import hierarchical_messages, hierarchical_program
 from .values import Piece, combine, partial
 
 __all__ = ["TreeSchedule", "INTRA_MODELS", "parse_intra", "lower_with_builder"]
@@ -225,6 +228,16 @@ class TreeSchedule(Schedule):
                 depth[c] = depth[u] + 1
         return max(depth.values())
 
+    @functools.cached_property
+    def _hierarchical_messages(self):
+        """(denominator, :func:`~.tree_columns.hierarchical_messages`) of this hierarchical tree, made once: they
+        depend on the tree alone, which is frozen."""
+        order, cluster_of, coordinators = _coordinators(self)
+        specs = _intra_specs(self)
+        denominator = _hierarchical_denominator(self, specs)
+        return denominator, hierarchical_messages(self, denominator=denominator, specs=specs, order=order,
+                                                  cluster_of=cluster_of, coordinators=coordinators)
+
     def lower(self, platform, collective=None) -> Program:
         """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one).
 
@@ -269,6 +282,10 @@ class TreeSchedule(Schedule):
         collective = self.answering(collective)
         lowering = _checked_lowering(self, collective)
         count = collective.count
+        if count == 1 and lowering is _hierarchical:  # one hierarchical broadcast: column-wise
+            fast = _hierarchical_columns(self, platform, collective)
+            if fast is not None:
+                return fast
         if count > _SMALL_SERIES:  # three instances through the builder, the others copied column-wise
             small, starts = _with_builder(self, lowering, platform, collective, _SMALL_SERIES)
             head = starts[-1]
@@ -487,27 +504,21 @@ def _intra_specs(tree: TreeSchedule) -> dict[str, tuple[str, int]]:
     return out
 
 
-def _hierarchical_denominator(tree: TreeSchedule) -> int:
-    """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20."""
+def _hierarchical_denominator(tree: TreeSchedule, specs: dict | None = None) -> int:
+    """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20 (``specs``: the
+    parsed ``intra`` entries, if known)."""
     sizes = {c[0]: len(c) for c in tree.clusters or ()}
     members = {h: c for c in tree.clusters or () for h in c}
     d = tree.segments
-    for coordinator, (model, k) in _intra_specs(tree).items():
+    for coordinator, (model, k) in (_intra_specs(tree) if specs is None else specs).items():
         d = math.lcm(d, k)
         if model == "scatter_allgather":
             d = math.lcm(d, len(members.get(coordinator, sizes.get(coordinator, ()))) or 1)
     return d if d <= _MAX_DENOMINATOR else _MAX_DENOMINATOR
 
 
-def _cut(denominator: int, parts: int, j: int) -> tuple[int, int]:
-    """Piece ``j`` of ``parts`` nearly equal pieces of ``[0, denominator)``."""
-    return denominator * j // parts, denominator * (j + 1) // parts
-
-
-def _hierarchical(tree: TreeSchedule, b: ProgramBuilder, platform, collective, inst: int) -> None:
-    base = collective.base
-    value = base.direct_value(platform, inst, base.source, base.source)
-    D, size = b.denominator, base.size
+def _coordinators(tree: TreeSchedule) -> tuple[tuple[str, ...], dict, list[str]]:
+    """(preorder, host -> cluster number, coordinators in preorder) of a hierarchical tree, once it is checked."""
     cluster_of = {h: k for k, c in enumerate(tree.clusters or ()) for h in c}
     order = tree.preorder()
     for h in order:
@@ -521,10 +532,26 @@ def _hierarchical(tree: TreeSchedule, b: ProgramBuilder, platform, collective, i
             raise ScheduleError(f"cluster of {u!r} is entered twice, at {seen[cluster_of[u]]!r} and {u!r}",
                                 fix="give each cluster one coordinator")
         seen[cluster_of[u]] = u
+    leaders = set(coordinators)
     for x in order:
-        if x not in coordinators and any(not same(x, c) for c in tree.children.get(x, ())):
+        if x not in leaders and any(not same(x, c) for c in tree.children.get(x, ())):
             raise ScheduleError(f"hierarchical tree host {x!r} sends to another cluster but is not its "
                                 "cluster's coordinator", fix="let inter-cluster edges leave coordinators only")
+    return order, cluster_of, coordinators
+
+
+def _hierarchical_columns(tree: TreeSchedule, platform, collective) -> Program | None:
+    """One instance of a hierarchical broadcast, column-wise (:func:`~.tree_columns.hierarchical_program`)."""
+    denominator, messages = tree._hierarchical_messages
+    return None if messages is None else hierarchical_program(tree, platform, collective, denominator, messages)
+
+
+def _hierarchical(tree: TreeSchedule, b: ProgramBuilder, platform, collective, inst: int) -> None:
+    base = collective.base
+    value = base.direct_value(platform, inst, base.source, base.source)
+    D, size = b.denominator, base.size
+    order, cluster_of, coordinators = _coordinators(tree)
+    same = lambda u, v: cluster_of[u] == cluster_of[v]  # noqa: E731
     specs = _intra_specs(tree)
     last_send: dict[str, list[int]] = {u: ([b.last(u)] if b.last(u) >= 0 else []) for u in order}
     whole: dict[str, list[int]] = {u: [] for u in order}       # the recv that brought the whole message
