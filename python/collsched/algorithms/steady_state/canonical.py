@@ -308,11 +308,12 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, 
     stages = [("throughput", first.objective)]
     sol, fixed = first, set()
     unique = False
-    free = list(range(n))
+    free_mask = np.ones(n, bool)
     for k in range(TIE_BREAKS + 2):
-        reduced = sol.reduced
-        fixed.update(j for j in free if reduced[j] > 0)  # exact, the certificate's: zero at every optimum of this stage
-        free = [j for j in free if j not in fixed]
+        held = free_mask & sol.positive  # exact, the certificate's: zero at every optimum of this stage
+        fixed.update(np.flatnonzero(held).tolist())
+        free_mask &= ~held
+        free = np.flatnonzero(free_mask).tolist()
         unique = independent(lp.rows, free, sparse)
         if unique or k == TIE_BREAKS + 1:
             break

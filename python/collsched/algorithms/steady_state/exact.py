@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import chain
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -123,9 +124,28 @@ class LinearProgram:
         >>> lp.row({a: 1}, 0)
         0
         """
-        self.rows.append({j: v if type(v) is Fraction else _fraction(v) for j, v in coefs.items() if v != 0})
+        self.rows.append({j: v if type(v) is Fraction else _fraction(v) for j, v in coefs.items() if v})
         self.rhs.append(Fraction(rhs))
         return len(self.rows) - 1
+
+    def add_rows(self, counts: np.ndarray, cols: np.ndarray, values: np.ndarray, rhs: list) -> None:
+        """Add many equalities at once: row ``r`` is ``counts[r]`` entries of ``cols`` and ``values``, in turn.
+
+        The same rows as :meth:`row` called on each (``values`` exact and
+        nonzero, ``cols`` distinct within a row), without a Python step per
+        entry.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); a = lp.column("a"); b = lp.column("b")
+        >>> lp.add_rows(np.array([2, 1]), np.array([a, b, b]), np.array([_ONE, _MINUS_ONE, _ONE]), [0, 1])
+        >>> lp.rows, lp.rhs
+        ([{0: Fraction(1, 1), 1: Fraction(-1, 1)}, {1: Fraction(1, 1)}], [Fraction(0, 1), Fraction(1, 1)])
+        """
+        ends = np.cumsum(counts).tolist()
+        cols, values = cols.tolist(), list(values)
+        self.rows.extend(dict(zip(cols[a:b], values[a:b])) for a, b in zip([0] + ends[:-1], ends))
+        self.rhs.extend(v if type(v) is Fraction else Fraction(v) for v in rhs)
 
     @property
     def size(self) -> tuple[int, int, int]:
@@ -183,7 +203,14 @@ class LPSolution:
         unless certified; zero on the columns the stage held at zero): the
         optimal solutions are the feasible ``x`` that are zero wherever it
         is positive. Not compared by ``==`` (``x``,
-        ``y`` and ``objective`` determine it).
+        ``y`` and ``objective`` determine it). Empty from a stage priced
+        by reduction trees (:mod:`.tree_pricing`), whose certificate
+        decides the signs only (:func:`.certificate.certify`).
+    positive : numpy bool array
+        The columns whose reduced cost the certificate proved positive
+        (False on the columns the stage held at zero): the columns the
+        next stage of :func:`~.canonical.solve_canonical` holds at zero.
+        Not compared by ``==``.
 
     Examples
     --------
@@ -203,6 +230,7 @@ class LPSolution:
     unique: bool = False
     stages: tuple = ()
     reduced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False, compare=False)
+    positive: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False, compare=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
@@ -403,13 +431,12 @@ class SparseLP:
         self.shape = (m, n)
         counts = np.fromiter((len(r) for r in lp.rows), np.int64, m)
         self.row = np.repeat(np.arange(m, dtype=np.int64), counts)
-        self.col = np.fromiter((j for r in lp.rows for j in r), np.int64, int(counts.sum()))
+        self.col = np.fromiter(chain.from_iterable(lp.rows), np.int64, int(counts.sum()))
         # few distinct coefficient objects (±1 are shared, a row's sizes and costs often are): convert each once
         # (the objects are alive in lp.rows, so their ids are distinct); each entry points at its object's number
-        coefs = [a for r in lp.rows for a in r.values()]
-        ids: dict = {}
-        key = np.fromiter((ids.setdefault(id(a), len(ids)) for a in coefs), np.int64, len(coefs))
-        first = np.unique(key, return_index=True)[1]  # numbered in order of first appearance
+        coefs = list(chain.from_iterable(r.values() for r in lp.rows))
+        first, key = np.unique(np.fromiter(map(id, coefs), np.int64, len(coefs)), return_index=True,
+                               return_inverse=True)[1:]
         distinct = [coefs[k] for k in first.tolist()]
         exact = np.empty(len(distinct), dtype=object)
         exact[:] = [_fmpq(a) for a in distinct]
@@ -636,7 +663,8 @@ def _optimal(x, y, cost, reduced, message: str, obj: float, timings: dict, recov
     xs, ys = _fractions_of(x), _fractions_of(y)
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
-    return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced)
+    return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced,
+                      positive=_nonzero(reduced))  # reduced >= 0 here: nonzero is positive
 
 
 def _dot(a: np.ndarray, b: np.ndarray):
@@ -699,9 +727,9 @@ def _row_sums(keys: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset()) -> bool:
-    """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly."""
-    nonzero = _nonzero(x)
+def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset(), nonzero: np.ndarray | None = None) -> bool:
+    """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly (``nonzero``: ``_nonzero(x)``, if known)."""
+    nonzero = _nonzero(x) if nonzero is None else nonzero
     nz = np.flatnonzero(nonzero)
     if any(v < 0 for v in x[nz]) or any(nonzero[j] for j in fixed):
         return False

@@ -27,7 +27,9 @@ better to offer:
    ``D`` is a fixed point, the TP column if ``D(t, [0..N]) >= c_TP``, and
    the gap is zero since ``b·y = Σ π`` (conservation rows have ``b = 0``)
    equals the restricted optimum. The certificate is checked on the whole
-   matrix, independently (:func:`.exact._reduced_costs`); if the floats
+   matrix, independently (:func:`.certificate.certify`: the signs of the
+   reduced costs far from zero proven in floating point with an error
+   bound, the others in rationals); if the floats
    chose wrong (a tie, a rounding), the whole programme runs in rationals
    and the certificate is checked again.
 
@@ -57,8 +59,8 @@ import flint
 import numpy as np
 
 from ...schedules.base import Status
-from .exact import (LinearProgram, LPSolution, SparseLP, _fmpq, _fmpq_array, _fractions_of, _nonzero, _reduced_costs,
-                    _row_sums, solve)
+from .certificate import certify
+from .exact import LinearProgram, LPSolution, SparseLP, _fmpq, _fmpq_array, _fractions_of, _nonzero, _row_sums, solve
 
 __all__ = ["TreePricing", "MAX_ROUNDS"]
 
@@ -304,12 +306,12 @@ class TreePricing:
         duals : bool
             Return ``y`` (as Fractions); False leaves it empty (the later
             stages of :func:`~.canonical.solve_canonical` need only ``x`` and
-            ``reduced``, and converting ``y`` costs more than finding it).
+            ``positive``, and converting ``y`` costs more than finding it).
 
         Returns
         -------
         LPSolution or None
-            Certified on the whole LP (``reduced`` over every column), or
+            Certified on the whole LP (``positive`` over every column), or
             None if the pricing could not finish (then solve the stage with HiGHS).
 
         Examples
@@ -409,10 +411,10 @@ class TreePricing:
                 y[self.row_of[self.rows_cons]] = -D[self.rows_cons]
                 t2 = time.perf_counter()
                 t_exact += t2 - t1
-                reduced = _reduced_costs(stage_lp, x, y, fixed, sparse, cost)
+                positive = certify(sparse, x, y, cost, fixed)
                 t_cert += time.perf_counter() - t2
                 t1 = time.perf_counter()
-                if reduced is not None:
+                if positive is not None:
                     break
             else:
                 return None
@@ -420,7 +422,7 @@ class TreePricing:
         objective = sol.objective
         timings = {"solve": time.perf_counter() - t0 - t_exact - t_cert, "recovery": t_exact, "certificate": t_cert}
         return LPSolution(Status.OPTIMAL, _fractions_of(x), _fractions_of(y) if duals else [], objective, True,
-                          sol.highs_status, sol.float_objective, timings, sol.recovery, reduced=reduced)
+                          sol.highs_status, sol.float_objective, timings, sol.recovery, positive=positive)
 
     def _price(self, pi: np.ndarray, c: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
         """``(columns, pred, w)``: the columns that improve the restricted LP under the duals ``pi`` (a negative
