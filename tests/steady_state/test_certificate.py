@@ -21,9 +21,11 @@ def priced_certificates(platform, reduce):
     sparse = SparseLP(lp)
     calls = []
 
-    def recording(sparse, x, y, cost, fixed=frozenset()):
+    def recording(sparse, x, y, cost, fixed=frozenset(), cost_float=None):
+        # the stage's own doubles of the cost give the signs computed without them
+        assert cost_float is not None and cost_float.tolist() == [float(v) for v in cost]
         calls.append((lp, sparse, x.copy(), y.copy(), cost.copy(), frozenset(fixed)))
-        return certificate.certify(sparse, x, y, cost, fixed)
+        return certificate.certify(sparse, x, y, cost, fixed, cost_float)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tree_pricing, "certify", recording)

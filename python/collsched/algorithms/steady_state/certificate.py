@@ -67,14 +67,15 @@ _TINY, _HUGE = 1e-250, 1e250  # the magnitudes a y_i or c_j must have for the fi
 
 
 def float_reduced_costs(sparse: SparseLP, y: np.ndarray, cost: np.ndarray, free: np.ndarray,
-                        y_nz: np.ndarray | None = None,
-                        c_nz: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        y_nz: np.ndarray | None = None, c_nz: np.ndarray | None = None,
+                        cost_float: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(r̂, bound, safe)`` per column: ``A^T y - c`` in doubles, a bound on its error, whether the bound holds.
 
     ``safe`` is False on the columns not ``free``, and on those with an
     input a double cannot hold to relative ``2u`` or a non-finite sum
     (module docstring, step 1); elsewhere ``|r̂ - (A^T y - c)| <= bound``.
-    ``y_nz`` and ``c_nz``, where ``y`` and ``cost`` are nonzero, if known.
+    ``y_nz`` and ``c_nz``, where ``y`` and ``cost`` are nonzero, and
+    ``cost_float``, ``float(cost)`` entry by entry, if known.
 
     Examples
     --------
@@ -89,7 +90,7 @@ def float_reduced_costs(sparse: SparseLP, y: np.ndarray, cost: np.ndarray, free:
     y_nz = _nonzero(y) if y_nz is None else y_nz
     c_nz = _nonzero(cost) if c_nz is None else c_nz
     yf = np.array([float(v) for v in y], np.float64)  # python-flint's conversion: relative error below 2u
-    cf = np.array([float(v) for v in cost], np.float64)
+    cf = np.array([float(v) for v in cost], np.float64) if cost_float is None else cost_float
     y_bad = y_nz & ~((np.abs(yf) >= _TINY) & (np.abs(yf) <= _HUGE))  # NaN fails both comparisons: bad
     c_bad = c_nz & ~((np.abs(cf) >= _TINY) & (np.abs(cf) <= _HUGE))
     on = np.flatnonzero(y_nz[sparse.row] & free[sparse.col])
@@ -105,7 +106,8 @@ def float_reduced_costs(sparse: SparseLP, y: np.ndarray, cost: np.ndarray, free:
     return r, bound, safe
 
 
-def certify(sparse: SparseLP, x: np.ndarray, y: np.ndarray, cost: np.ndarray, fixed=frozenset()):
+def certify(sparse: SparseLP, x: np.ndarray, y: np.ndarray, cost: np.ndarray, fixed=frozenset(),
+            cost_float: np.ndarray | None = None):
     """The columns of positive reduced cost (bool array) when ``(x, y)`` is an exact certificate of optimality, else None.
 
     Proves, exactly, what :func:`.exact._reduced_costs` proves (``A x = b``,
@@ -123,6 +125,9 @@ def certify(sparse: SparseLP, x: np.ndarray, y: np.ndarray, cost: np.ndarray, fi
         Primal values, row duals, the objective.
     fixed : iterable of int
         Columns held at zero.
+    cost_float : float64 array, optional
+        ``float(cost)`` entry by entry (correctly rounded, or within
+        ``2u``), if known.
 
     Returns
     -------
@@ -139,7 +144,7 @@ def certify(sparse: SparseLP, x: np.ndarray, y: np.ndarray, cost: np.ndarray, fi
         return None
     free = np.ones(n, bool)
     free[list(fixed)] = False
-    r, bound, safe = float_reduced_costs(sparse, y, cost, free, y_nz, c_nz)
+    r, bound, safe = float_reduced_costs(sparse, y, cost, free, y_nz, c_nz, cost_float)
     decided = safe & (np.abs(r) > bound)
     if (decided & (r < 0)).any():  # proven negative: y is not dual feasible
         return None
@@ -148,7 +153,7 @@ def certify(sparse: SparseLP, x: np.ndarray, y: np.ndarray, cost: np.ndarray, fi
     rest = free & ~decided
     on = np.flatnonzero(y_nz[sparse.row] & rest[sparse.col])
     order = on[np.argsort(sparse.col[on], kind="stable")]
-    sums = _row_sums(sparse.col[order], sparse.times(order, y[sparse.row[order]]), n)
+    sums = _row_sums(sparse.col[order], sparse.times_rows(order, y), n)
     idx = np.flatnonzero(rest)
     values = sums[idx] - cost[idx]
     nz = np.flatnonzero(_nonzero(values))  # most are zero (basic and tree columns): only the others compared

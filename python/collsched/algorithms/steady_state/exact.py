@@ -441,6 +441,7 @@ class SparseLP:
         exact = np.empty(len(distinct), dtype=object)
         exact[:] = [_fmpq(a) for a in distinct]
         self.exact = exact[key]
+        self.key = key  # per nonzero, its distinct coefficient's number (products by coefficient and row: times_rows)
         self.floats = np.array([_float_or_nan(a) for a in distinct], np.float64)[key]
         self.unit = np.array([1 if a == 1 else -1 if a == -1 else 0 for a in distinct], np.int8)[key]  # ±1 exactly
         bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
@@ -466,6 +467,31 @@ class SparseLP:
         out[minus] = -values[minus]
         rest = ~(plus | minus)
         out[rest] = self.exact[entries[rest]] * values[rest]
+        return out
+
+    def times_rows(self, entries: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``exact[entries] * y[row[entries]]`` (object array), each distinct product of a coefficient and a row's
+        ``y`` made once (a port row holds the same few sizes times costs many times), none for ±1.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y"); z = lp.column("z")
+        >>> third = Fraction(1, 3)
+        >>> _ = lp.row({x: -1, y: third, z: third}, 1)
+        >>> [str(v) for v in SparseLP(lp).times_rows(np.arange(3), _fmpq_array([3]))]
+        ['-3', '1', '1']
+        """
+        rows = self.row[entries]
+        out = np.empty(len(entries), dtype=object)
+        u = self.unit[entries]
+        plus, minus = u == 1, u == -1
+        out[plus] = y[rows[plus]]
+        out[minus] = -y[rows[minus]]
+        rest = np.flatnonzero(~(plus | minus))
+        if len(rest):
+            pair = self.key[entries[rest]] * self.shape[0] + rows[rest]
+            _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+            out[rest] = (self.exact[entries[rest[first]]] * y[rows[rest[first]]])[inverse]
         return out
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -674,7 +700,7 @@ def _dot(a: np.ndarray, b: np.ndarray):
 
 
 def _nonzero(a: np.ndarray) -> np.ndarray:
-    return np.fromiter((bool(v) for v in a), bool, len(a))
+    return np.fromiter(map(bool, a), bool, len(a))
 
 
 #: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).

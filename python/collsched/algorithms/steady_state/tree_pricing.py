@@ -411,7 +411,7 @@ class TreePricing:
                 y[self.row_of[self.rows_cons]] = -D[self.rows_cons]
                 t2 = time.perf_counter()
                 t_exact += t2 - t1
-                positive = certify(sparse, x, y, cost, fixed)
+                positive = certify(sparse, x, y, cost, fixed, c)  # c: float(cost), from the same Fractions
                 t_cert += time.perf_counter() - t2
                 t1 = time.perf_counter()
                 if positive is not None:
@@ -448,7 +448,7 @@ class TreePricing:
         k = self._cap
         k = k[self._free[self.sparse.col[k]] & _nonzero(pi)[self.sparse.row[k]]]
         order = k[np.argsort(self.sparse.col[k], kind="stable")]
-        w = _row_sums(self.sparse.col[order], self.sparse.times(order, pi[self.sparse.row[order]]), self.n) - cost
+        w = _row_sums(self.sparse.col[order], self.sparse.times_rows(order, pi), self.n) - cost
         w[~self._free] = flint.fmpq(0)
         return w
 
