@@ -319,7 +319,7 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, 
             break
         name, objective = stage_objective(k, free)
         stage_lp = LinearProgram(lp.names, lp.rows, lp.rhs, objective)
-        nxt = run(stage_lp, frozenset(fixed), [j for j, v in enumerate(sol.x) if v], timings)
+        nxt = run(stage_lp, frozenset(fixed), np.flatnonzero(np.fromiter(map(bool, sol.x), bool, n)).tolist(), timings)
         timings = dict(nxt.timings)
         if nxt.status is not Status.OPTIMAL:
             stages.append((name, f"{nxt.status.value}: {nxt.highs_status}"))

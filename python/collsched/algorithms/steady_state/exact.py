@@ -761,7 +761,7 @@ def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset(), nonzero
         return False
     on = np.flatnonzero(nonzero[sparse.col])  # row-major: the row keys stay sorted
     ax = _row_sums(sparse.row[on], sparse.exact[on] * x[sparse.col[on]], sparse.shape[0])
-    return all(a == b for a, b in zip(ax.tolist(), sparse.rhs.tolist()))
+    return bool(np.all(ax == sparse.rhs))  # fmpq against fmpq, entry by entry
 
 
 def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP | None = None, cost=None):

@@ -457,12 +457,14 @@ def _objective_arrays(objective: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The objective as doubles and as fmpq, each distinct value object converted once (busy times are shared)."""
     c = np.zeros(n)
     cost = np.full(n, flint.fmpq(0), dtype=object)
-    seen: dict = {}
-    for j, v in objective.items():
-        both = seen.get(id(v))
-        if both is None:
-            both = seen[id(v)] = (float(v), _fmpq(v))
-        c[j], cost[j] = both
+    if objective:
+        cols = np.fromiter(objective.keys(), np.int64, len(objective))
+        values = list(objective.values())
+        first, inverse = np.unique(np.fromiter(map(id, values), np.int64, len(values)), return_index=True,
+                                   return_inverse=True)[1:]
+        distinct = [values[k] for k in first.tolist()]  # alive in objective: distinct ids, distinct objects
+        c[cols] = np.array([float(v) for v in distinct], np.float64)[inverse]
+        cost[cols] = _fmpq_array(distinct)[inverse]
     return c, cost
 
 
