@@ -180,23 +180,25 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
                 b = busy_of[e] = busy.setdefault(e, {})
             b[j] = sec
     ccol: dict = {}
-    task_cost: dict = {}  # (k, l, m) -> cost, asked once for every host
+    tasks = [(k, l, m) for k in range(N + 1) for m in range(k + 1, N + 1) for l in range(k, m)]
+    costs: list = []  # the distinct task costs (few), each asked of the reduce once, in the tasks' order
+    cost_no: dict = {}
+    of_task: list = []  # task -> its cost's number
     for i in platform.hosts:
-        weights: dict = {}  # task cost -> seconds on i: few distinct costs, each divided once
+        if not of_task:
+            for k, l, m in tasks:
+                cost = reduce.task_cost_of(k, l, m)
+                of_task.append(cost_no.setdefault(cost, len(costs)))
+                if of_task[-1] == len(costs):
+                    costs.append(cost)
         speed = net.speed[i]
-        for k in range(N + 1):
-            for m in range(k + 1, N + 1):
-                for l in range(k, m):
-                    j = ccol[(i, k, l, m)] = len(names)
-                    names.append(("cons", *tag, i, k, l, m))
-                    cost = task_cost.get((k, l, m))
-                    if cost is None:
-                        cost = task_cost[(k, l, m)] = reduce.task_cost_of(k, l, m)
-                    w = weights.get(cost)
-                    if w is None:
-                        w = weights[cost] = Fraction(cost) / speed
-                    if w:
-                        compute.setdefault(i, {})[j] = w
+        weights = [Fraction(cost) / speed for cost in costs]  # seconds on i of each distinct cost
+        base = len(names)
+        names.extend(("cons", *tag, i, k, l, m) for k, l, m in tasks)
+        ccol.update(zip([(i, k, l, m) for k, l, m in tasks], range(base, base + len(tasks))))
+        busy_i = {base + t: weights[c] for t, c in enumerate(of_task) if weights[c]}
+        if busy_i:
+            compute.setdefault(i, {}).update(busy_i)
     conservation_rows(lp, tp, net, hosts_of, target, scol, ccol, intervals, platform.hosts)
     return scol, ccol
 
