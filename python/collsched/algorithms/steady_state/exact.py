@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import math
 import time
-from itertools import chain
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
 
 import flint
 import numpy as np

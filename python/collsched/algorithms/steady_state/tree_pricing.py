@@ -60,7 +60,7 @@ import numpy as np
 
 from ...schedules.base import Status
 from .certificate import certify
-from .exact import LinearProgram, LPSolution, SparseLP, _fmpq, _fmpq_array, _fractions_of, _nonzero, _row_sums, solve
+from .exact import LinearProgram, LPSolution, SparseLP, _fmpq_array, _fractions_of, _nonzero, _row_sums, solve
 
 __all__ = ["TreePricing", "MAX_ROUNDS"]
 
