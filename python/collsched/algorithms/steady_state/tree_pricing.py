@@ -54,6 +54,7 @@ Examples
 from __future__ import annotations
 
 import time
+from operator import itemgetter
 
 import flint
 import numpy as np
@@ -106,24 +107,30 @@ class TreePricing:
         node = {v: i for i, v in enumerate(net.nodes)}
         self.shape = (len(node), len(q))
         self.sparse, self.tp, self.n = sparse, tp, len(lp.names)
+        number = np.full((N + 1, N + 1), -1, np.int64)  # number[k, m] = q[(k, m)]
+        for (k, m), t in q.items():
+            number[k, m] = t
+
+        def part(keys, i, index=None):  # the keys' i-th parts as an array (mapped through index), without a loop
+            parts = map(itemgetter(i), keys)
+            return np.fromiter(parts if index is None else map(index.__getitem__, parts), np.int64, len(keys))
+
         keys = list(scol)
-        self.su = np.array([node[u] for u, _, _, _ in keys], np.int64)
-        self.sv = np.array([node[v] for _, v, _, _ in keys], np.int64)
-        self.sq = np.array([q[(k, m)] for _, _, k, m in keys], np.int64)
-        self.sj = np.array([scol[key] for key in keys], np.int64)
+        self.su, self.sv = part(keys, 0, node), part(keys, 1, node)
+        self.sq = number[part(keys, 2), part(keys, 3)]
+        self.sj = np.fromiter(scol.values(), np.int64, len(scol))
         keys = list(ccol)
-        self.ci = np.array([node[i] for i, _, _, _ in keys], np.int64)
-        self.cq = np.array([q[(k, m)] for _, k, _, m in keys], np.int64)
-        self.cl = np.array([q[(k, l)] for _, k, l, _ in keys], np.int64)
-        self.cr = np.array([q[(l + 1, m)] for _, _, l, m in keys], np.int64)
-        self.cj = np.array([ccol[key] for key in keys], np.int64)
+        k, l, m = part(keys, 1), part(keys, 2), part(keys, 3)
+        self.ci = part(keys, 0, node)
+        self.cq, self.cl, self.cr = number[k, m], number[k, l], number[l + 1, m]
+        self.cj = np.fromiter(ccol.values(), np.int64, len(ccol))
         length = np.array([m - k for k, m in q], np.int64)
         self.s_by_len = [np.flatnonzero(length[self.sq] == L) for L in range(N + 1)]
         self.c_by_len = [np.flatnonzero(length[self.cq] == L) for L in range(N + 1)]
         self.leaves = np.array([node[h] * len(q) + q[(k, k)] for k, h in enumerate(hosts_of)], np.int64)
         self.root = node[target] * len(q) + q[(0, N)]
         m = sparse.shape[0]
-        rhs = np.array([bool(v) for v in sparse.rhs])
+        rhs = _nonzero(sparse.rhs)
         self.capacity = np.flatnonzero(rhs)  # port and computation rows (b = 1); the rest conserve (b = 0)
         self.slacks = np.array([j for j, name in enumerate(lp.names) if isinstance(name, tuple) and name[0] == "slack"],
                                np.int64)
