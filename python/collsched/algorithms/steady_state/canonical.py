@@ -145,6 +145,8 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
     (True, False)
     """
     cols = set(cols)
+    if len(cols) > len(rows):  # more vectors than their dimension
+        return False
     if sparse is not None:
         on = np.zeros(sparse.shape[1], bool)
         on[list(cols)] = True
