@@ -133,7 +133,9 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
     Notes
     -----
     Peeling is linear in the nonzeros; flow LPs are nearly triangular, so
-    little is left for the elimination.
+    little is left for the elimination. With ``sparse``, the peeling runs
+    first on its coordinate arrays, every singleton at once per round
+    (:func:`_peel`).
 
     Examples
     --------
@@ -143,12 +145,19 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
     (True, False)
     """
     cols = set(cols)
+    if len(cols) > len(rows):  # more vectors than their dimension
+        return False
     if sparse is not None:
         on = np.zeros(sparse.shape[1], bool)
         on[list(cols)] = True
         sel = np.flatnonzero(on[sparse.col])  # row-major, as the loop below
         if len(cols) > len(np.unique(sparse.row[sel])):  # more columns than rows: dependent, without the dicts
             return False
+        numbered = np.array(sorted(cols), np.int64)
+        left = _peel(sparse.row[sel], np.searchsorted(numbered, sparse.col[sel]), len(numbered), sparse.shape[0])
+        if left is None:
+            return False
+        sel, cols = sel[left[0]], set(numbered[left[1]].tolist())  # what the peeling left, for the loops below
     col_rows: dict = {c: {} for c in cols}
     row_cols: dict = {}
     if sparse is not None:
@@ -217,6 +226,61 @@ def independent(rows: list, cols, sparse: SparseLP | None = None) -> bool:
         order[r] = len(pivots)
         pivots.append((r, v))
     return True
+
+
+#: Rounds of :func:`_peel` before the rest of the peeling goes on one singleton at a time.
+PEEL_ROUNDS = 200
+
+
+def _peel(row: np.ndarray, col: np.ndarray, n_cols: int, n_rows: int):
+    """Singleton peeling on coordinate arrays, every singleton of a round at once.
+
+    ``col`` numbers the columns ``0 .. n_cols - 1``. A column with a single
+    entry left is independent of the others through its row: column and row
+    go (two such columns on one row are dependent); a row with a single
+    entry left forces its column's coefficient to zero: the column goes. A
+    column left with no entry is dependent.
+
+    Returns
+    -------
+    tuple or None
+        ``(entries, columns)``: bool masks of what is left after at most
+        :data:`PEEL_ROUNDS` rounds (the columns are independent if and only
+        if those left are); None if the columns are found dependent.
+
+    Examples
+    --------
+    A triangle peels entirely; two equal columns do not.
+
+    >>> [m.tolist() for m in _peel(np.array([0, 0, 1]), np.array([0, 1, 1]), 2, 2)]
+    [[False, False, False], [False, False]]
+    >>> _peel(np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1]), 2, 2)[1].tolist()  # a 2 × 2 core is left
+    [True, True]
+    >>> _peel(np.array([0, 0]), np.array([0, 1]), 2, 1) is None
+    True
+    """
+    alive = np.ones(len(row), bool)
+    left = np.ones(n_cols, bool)
+    for _ in range(PEEL_ROUNDS):
+        count = np.bincount(col[alive], minlength=n_cols)
+        if (left & (count == 0)).any():
+            return None
+        single = alive & (count[col] == 1)
+        if single.any():
+            rows = row[single]
+            if len(np.unique(rows)) < len(rows):
+                return None
+            gone = np.zeros(n_rows, bool)
+            gone[rows] = True
+            left[col[single]] = False
+            alive &= ~gone[row] & left[col]
+            continue
+        single = alive & (np.bincount(row[alive], minlength=n_rows)[row] == 1)
+        if not single.any():
+            break
+        left[col[single]] = False
+        alive &= left[col]
+    return alive, left
 
 
 def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, pricing=None) -> LPSolution:
@@ -308,17 +372,18 @@ def solve_canonical(lp: LinearProgram, busy: dict, *, time_limit: float = 60.0, 
     stages = [("throughput", first.objective)]
     sol, fixed = first, set()
     unique = False
-    free = list(range(n))
+    free_mask = np.ones(n, bool)
     for k in range(TIE_BREAKS + 2):
-        reduced = sol.reduced
-        fixed.update(j for j in free if reduced[j] > 0)  # exact, the certificate's: zero at every optimum of this stage
-        free = [j for j in free if j not in fixed]
+        held = free_mask & sol.positive  # exact, the certificate's: zero at every optimum of this stage
+        fixed.update(np.flatnonzero(held).tolist())
+        free_mask &= ~held
+        free = np.flatnonzero(free_mask).tolist()
         unique = independent(lp.rows, free, sparse)
         if unique or k == TIE_BREAKS + 1:
             break
         name, objective = stage_objective(k, free)
         stage_lp = LinearProgram(lp.names, lp.rows, lp.rhs, objective)
-        nxt = run(stage_lp, frozenset(fixed), [j for j, v in enumerate(sol.x) if v], timings)
+        nxt = run(stage_lp, frozenset(fixed), np.flatnonzero(np.fromiter(map(bool, sol.x), bool, n)).tolist(), timings)
         timings = dict(nxt.timings)
         if nxt.status is not Status.OPTIMAL:
             stages.append((name, f"{nxt.status.value}: {nxt.highs_status}"))

@@ -40,6 +40,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
 
 import flint
 import numpy as np
@@ -123,9 +124,28 @@ class LinearProgram:
         >>> lp.row({a: 1}, 0)
         0
         """
-        self.rows.append({j: v if type(v) is Fraction else _fraction(v) for j, v in coefs.items() if v != 0})
+        self.rows.append({j: v if type(v) is Fraction else _fraction(v) for j, v in coefs.items() if v})
         self.rhs.append(Fraction(rhs))
         return len(self.rows) - 1
+
+    def add_rows(self, counts: np.ndarray, cols: np.ndarray, values: np.ndarray, rhs: list) -> None:
+        """Add many equalities at once: row ``r`` is ``counts[r]`` entries of ``cols`` and ``values``, in turn.
+
+        The same rows as :meth:`row` called on each (``values`` exact and
+        nonzero, ``cols`` distinct within a row), without a Python step per
+        entry.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); a = lp.column("a"); b = lp.column("b")
+        >>> lp.add_rows(np.array([2, 1]), np.array([a, b, b]), np.array([_ONE, _MINUS_ONE, _ONE]), [0, 1])
+        >>> lp.rows, lp.rhs
+        ([{0: Fraction(1, 1), 1: Fraction(-1, 1)}, {1: Fraction(1, 1)}], [Fraction(0, 1), Fraction(1, 1)])
+        """
+        ends = np.cumsum(counts).tolist()
+        cols, values = cols.tolist(), list(values)
+        self.rows.extend(dict(zip(cols[a:b], values[a:b])) for a, b in zip([0] + ends[:-1], ends))
+        self.rhs.extend(v if type(v) is Fraction else Fraction(v) for v in rhs)
 
     @property
     def size(self) -> tuple[int, int, int]:
@@ -183,7 +203,14 @@ class LPSolution:
         unless certified; zero on the columns the stage held at zero): the
         optimal solutions are the feasible ``x`` that are zero wherever it
         is positive. Not compared by ``==`` (``x``,
-        ``y`` and ``objective`` determine it).
+        ``y`` and ``objective`` determine it). Empty from a stage priced
+        by reduction trees (:mod:`.tree_pricing`), whose certificate
+        decides the signs only (:func:`.certificate.certify`).
+    positive : numpy bool array
+        The columns whose reduced cost the certificate proved positive
+        (False on the columns the stage held at zero): the columns the
+        next stage of :func:`~.canonical.solve_canonical` holds at zero.
+        Not compared by ``==``.
 
     Examples
     --------
@@ -203,6 +230,7 @@ class LPSolution:
     unique: bool = False
     stages: tuple = ()
     reduced: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object), repr=False, compare=False)
+    positive: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False, compare=False)
 
 
 def solve_sparse(rows: list[dict], rhs: list[Fraction], cols: list) -> dict:
@@ -403,17 +431,17 @@ class SparseLP:
         self.shape = (m, n)
         counts = np.fromiter((len(r) for r in lp.rows), np.int64, m)
         self.row = np.repeat(np.arange(m, dtype=np.int64), counts)
-        self.col = np.fromiter((j for r in lp.rows for j in r), np.int64, int(counts.sum()))
+        self.col = np.fromiter(chain.from_iterable(lp.rows), np.int64, int(counts.sum()))
         # few distinct coefficient objects (±1 are shared, a row's sizes and costs often are): convert each once
         # (the objects are alive in lp.rows, so their ids are distinct); each entry points at its object's number
-        coefs = [a for r in lp.rows for a in r.values()]
-        ids: dict = {}
-        key = np.fromiter((ids.setdefault(id(a), len(ids)) for a in coefs), np.int64, len(coefs))
-        first = np.unique(key, return_index=True)[1]  # numbered in order of first appearance
+        coefs = list(chain.from_iterable(r.values() for r in lp.rows))
+        first, key = np.unique(np.fromiter(map(id, coefs), np.int64, len(coefs)), return_index=True,
+                               return_inverse=True)[1:]
         distinct = [coefs[k] for k in first.tolist()]
         exact = np.empty(len(distinct), dtype=object)
         exact[:] = [_fmpq(a) for a in distinct]
         self.exact = exact[key]
+        self.key = key  # per nonzero, its distinct coefficient's number (products by coefficient and row: times_rows)
         self.floats = np.array([_float_or_nan(a) for a in distinct], np.float64)[key]
         self.unit = np.array([1 if a == 1 else -1 if a == -1 else 0 for a in distinct], np.int8)[key]  # ±1 exactly
         bad = ~(np.isfinite(self.floats) & (np.abs(self.floats) > 1e-250) & (np.abs(self.floats) < 1e250))
@@ -439,6 +467,31 @@ class SparseLP:
         out[minus] = -values[minus]
         rest = ~(plus | minus)
         out[rest] = self.exact[entries[rest]] * values[rest]
+        return out
+
+    def times_rows(self, entries: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``exact[entries] * y[row[entries]]`` (object array), each distinct product of a coefficient and a row's
+        ``y`` made once (a port row holds the same few sizes times costs many times), none for ±1.
+
+        Examples
+        --------
+        >>> lp = LinearProgram(); x = lp.column("x"); y = lp.column("y"); z = lp.column("z")
+        >>> third = Fraction(1, 3)
+        >>> _ = lp.row({x: -1, y: third, z: third}, 1)
+        >>> [str(v) for v in SparseLP(lp).times_rows(np.arange(3), _fmpq_array([3]))]
+        ['-3', '1', '1']
+        """
+        rows = self.row[entries]
+        out = np.empty(len(entries), dtype=object)
+        u = self.unit[entries]
+        plus, minus = u == 1, u == -1
+        out[plus] = y[rows[plus]]
+        out[minus] = -y[rows[minus]]
+        rest = np.flatnonzero(~(plus | minus))
+        if len(rest):
+            pair = self.key[entries[rest]] * self.shape[0] + rows[rest]
+            _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+            out[rest] = (self.exact[entries[rest[first]]] * y[rows[rest[first]]])[inverse]
         return out
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -636,7 +689,8 @@ def _optimal(x, y, cost, reduced, message: str, obj: float, timings: dict, recov
     xs, ys = _fractions_of(x), _fractions_of(y)
     timings["recovery"] = timings.get("recovery", 0.0) + t2 - t1
     timings["certificate"] = timings.get("certificate", 0.0) + time.perf_counter() - t2
-    return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced)
+    return LPSolution(Status.OPTIMAL, xs, ys, objective, True, message, obj, timings, recovery, reduced=reduced,
+                      positive=_nonzero(reduced))  # reduced >= 0 here: nonzero is positive
 
 
 def _dot(a: np.ndarray, b: np.ndarray):
@@ -646,7 +700,7 @@ def _dot(a: np.ndarray, b: np.ndarray):
 
 
 def _nonzero(a: np.ndarray) -> np.ndarray:
-    return np.fromiter((bool(v) for v in a), bool, len(a))
+    return np.fromiter(map(bool, a), bool, len(a))
 
 
 #: Largest denominator tried when rounding HiGHS's floats (the certificate decides whether the guess stands).
@@ -699,15 +753,15 @@ def _row_sums(keys: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset()) -> bool:
-    """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly."""
-    nonzero = _nonzero(x)
+def _primal_feasible(sparse: SparseLP, x: np.ndarray, fixed=frozenset(), nonzero: np.ndarray | None = None) -> bool:
+    """``x >= 0``, zero on ``fixed``, and ``A x = b``, exactly (``nonzero``: ``_nonzero(x)``, if known)."""
+    nonzero = _nonzero(x) if nonzero is None else nonzero
     nz = np.flatnonzero(nonzero)
     if any(v < 0 for v in x[nz]) or any(nonzero[j] for j in fixed):
         return False
     on = np.flatnonzero(nonzero[sparse.col])  # row-major: the row keys stay sorted
     ax = _row_sums(sparse.row[on], sparse.exact[on] * x[sparse.col[on]], sparse.shape[0])
-    return all(a == b for a, b in zip(ax.tolist(), sparse.rhs.tolist()))
+    return bool(np.all(ax == sparse.rhs))  # fmpq against fmpq, entry by entry
 
 
 def _reduced_costs(lp: LinearProgram, x, y, fixed=frozenset(), sparse: SparseLP | None = None, cost=None):

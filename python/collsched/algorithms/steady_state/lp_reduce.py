@@ -46,14 +46,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import networkx as nx
+import numpy as np
 
 from ...schedules.base import Status
 from .canonical import solve_canonical
-from .exact import LinearProgram, LPSolution, SparseLP, SteadyStateError
+from .exact import _MINUS_ONE, _ONE, _ZERO, LinearProgram, LPSolution, SparseLP, SteadyStateError
 from .lp_alltoall import Network, check_ports, network, port_rows
 from .tree_pricing import TreePricing
 
-__all__ = ["ReduceSolution", "solve_reduce", "reduce_lp", "reduce_rows", "finish_rows"]
+__all__ = ["ReduceSolution", "solve_reduce", "reduce_lp", "reduce_rows", "conservation_rows", "finish_rows"]
 
 
 @dataclass
@@ -159,71 +160,117 @@ def reduce_rows(lp: LinearProgram, tp: int, net: Network, platform, reduce, busy
         if not s > 0:
             raise SteadyStateError(f"partial result v[{k}..{m}] has size {s}", fix="give positive sizes")
     scol: dict = {}
+    names = lp.names  # columns appended in place: lp.column's effect, without a call per column
+    distinct: dict = {}  # equal sizes made one object, so that a product is keyed by the size's id
+    size = {key: distinct.setdefault(s, s) for key, s in size.items()}
+    seconds: dict = {}  # (size's id, edge) -> size · cost: few distinct sizes, each product made once
+    busy_of: dict = {}  # edge -> its dictionary in busy, made when its first column is (the order port_rows reads)
     for k, m in intervals:
+        s = size[(k, m)]
         for e in net.edges:
             if (k == m and e[1] == hosts_of[k]) or ((k, m) == (0, N) and e[0] == target):
                 continue
-            j = scol[(e[0], e[1], k, m)] = lp.column(("send", *tag, e[0], e[1], k, m))
-            busy.setdefault(e, {})[j] = size[(k, m)] * net.cost[e]
+            j = scol[(e[0], e[1], k, m)] = len(names)
+            names.append(("send", *tag, e[0], e[1], k, m))
+            sec = seconds.get((id(s), e))
+            if sec is None:
+                sec = seconds[(id(s), e)] = s * net.cost[e]
+            b = busy_of.get(e)
+            if b is None:
+                b = busy_of[e] = busy.setdefault(e, {})
+            b[j] = sec
     ccol: dict = {}
-    task_cost: dict = {}  # (k, l, m) -> cost, asked once for every host
+    tasks = [(k, l, m) for k in range(N + 1) for m in range(k + 1, N + 1) for l in range(k, m)]
+    costs: list = []  # the distinct task costs (few), each asked of the reduce once, in the tasks' order
+    cost_no: dict = {}
+    of_task: list = []  # task -> its cost's number
     for i in platform.hosts:
-        weights: dict = {}  # task cost -> seconds on i: few distinct costs, each divided once
+        if not of_task:
+            for k, l, m in tasks:
+                cost = reduce.task_cost_of(k, l, m)
+                of_task.append(cost_no.setdefault(cost, len(costs)))
+                if of_task[-1] == len(costs):
+                    costs.append(cost)
         speed = net.speed[i]
-        for k in range(N + 1):
-            for m in range(k + 1, N + 1):
-                for l in range(k, m):
-                    j = ccol[(i, k, l, m)] = lp.column(("cons", *tag, i, k, l, m))
-                    cost = task_cost.get((k, l, m))
-                    if cost is None:
-                        cost = task_cost[(k, l, m)] = reduce.task_cost_of(k, l, m)
-                    w = weights.get(cost)
-                    if w is None:
-                        w = weights[cost] = Fraction(cost) / speed
-                    if w:
-                        compute.setdefault(i, {})[j] = w
-    # the conservation rows, on plain lists: send_of[interval][edge] and a host's first task column plus the
-    # task's offset (its tasks are numbered k, m, l as above) stand for the dictionaries' tuple keys
+        weights = [Fraction(cost) / speed for cost in costs]  # seconds on i of each distinct cost
+        base = len(names)
+        names.extend(("cons", *tag, i, k, l, m) for k, l, m in tasks)
+        ccol.update(zip([(i, k, l, m) for k, l, m in tasks], range(base, base + len(tasks))))
+        busy_i = {base + t: weights[c] for t, c in enumerate(of_task) if weights[c]}
+        if busy_i:
+            compute.setdefault(i, {}).update(busy_i)
+    conservation_rows(lp, tp, net, hosts_of, target, scol, ccol, intervals, platform.hosts)
+    return scol, ccol
+
+
+def conservation_rows(lp: LinearProgram, tp: int, net: Network, hosts_of: list, target, scol: dict, ccol: dict,
+                      intervals: list, hosts) -> None:
+    """The conservation rows of one reduce (module docstring), added to ``lp`` at once from coordinate arrays.
+
+    One row per node and interval ``[k..m]`` (nodes in ``net.nodes``'
+    order, intervals in ``intervals``' order; none for ``v_k`` at
+    ``host(k)``, none where no column enters), its columns in the order: the
+    sends into the node (+1, in ``net.in_edges``' order), the sends out of
+    it (-1, ``net.out_edges``), the tasks making ``[k..m]`` there (+1), the
+    tasks using it as their left, then right operand (-1), and ``TP`` (-1,
+    for ``[0..N]`` at the target). Built node by node as a table of
+    intervals × columns (``-1`` where there is none), read row-major.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> p = cs.topologies.fully_connected(2, bandwidth=1, latency=0, speed=1)
+    >>> lp = LinearProgram(); tp = lp.column("TP")
+    >>> _ = reduce_rows(lp, tp, network(p), p, cs.Reduce(participants=p.hosts, target="h0", size=1), {}, {})
+    >>> [(lp.names[j], int(a)) for j, a in lp.rows[0].items()]  # [0..0] at h0, which holds v_0: no row; [0..1] at h0
+    [(('send', 'h1', 'h0', 0, 1), 1), (('cons', 'h0', 0, 0, 1), 1), ('TP', -1)]
+    """
+    N = len(hosts_of) - 1
+    T, E = len(intervals), len(net.edges)
     edge_no = {e: t for t, e in enumerate(net.edges)}
-    send_of = [[scol.get((u, v, k, m)) for u, v in net.edges] for k, m in intervals]
+    send_of = np.array([scol.get((u, v, k, m), -1) for k, m in intervals for u, v in net.edges],
+                       np.int64).reshape(T, E)
+    # a host's tasks T(k,l,m) are numbered k, m, l as in reduce_rows; per interval, those making it and those using
+    # it as the left, then the right operand, padded with -1
     offset: dict = {}
     for k in range(N + 1):
         for m in range(k + 1, N + 1):
             for l in range(k, m):
                 offset[(k, l, m)] = len(offset)
-    first = {i: ccol[(i, 0, 0, 1)] for i in platform.hosts} if N >= 1 else {}
-    produce = [[offset[(k, l, m)] for l in range(k, m)] for k, m in intervals]  # T(k,l,m) makes [k..m]
-    consume = [[offset[(k, m, n)] for n in range(m + 1, N + 1)] + [offset[(n, k - 1, m)] for n in range(0, k)]
-               for k, m in intervals]  # [k..m] is the left, then the right operand
+    produce = np.full((T, max(N, 1)), -1, np.int64)
+    consume = np.full((T, max(N, 1)), -1, np.int64)
+    for t, (k, m) in enumerate(intervals):
+        made = [offset[(k, l, m)] for l in range(k, m)]
+        used = [offset[(k, m, n)] for n in range(m + 1, N + 1)] + [offset[(n, k - 1, m)] for n in range(0, k)]
+        produce[t, :len(made)] = made
+        consume[t, :len(used)] = used
+    first = {i: ccol[(i, 0, 0, 1)] for i in hosts} if N >= 1 else {}
+    holder = np.array([hosts_of[k] if k == m else None for k, m in intervals], dtype=object)
+    whole = np.array([(k, m) == (0, N) for k, m in intervals])
+    counts, cols, signs = [], [], []
     for i in net.nodes:
         ins = [edge_no[e] for e in net.in_edges[i]]
         outs = [edge_no[e] for e in net.out_edges[i]]
+        table = [send_of[:, ins], send_of[:, outs]]
+        sign = [np.ones(len(ins), np.int8), -np.ones(len(outs), np.int8)]
         base = first.get(i)
-        for t, (k, m) in enumerate(intervals):
-            if k == m and i == hosts_of[k]:
-                continue
-            # +1 for what enters (received, or combined here into [k..m]), -1 for what leaves (sent, or combined
-            # here into a larger interval)
-            sends = send_of[t]
-            coefs: dict = {}
-            for e in ins:
-                j = sends[e]
-                if j is not None:
-                    coefs[j] = coefs.get(j, 0) + 1
-            for e in outs:
-                j = sends[e]
-                if j is not None:
-                    coefs[j] = coefs.get(j, 0) - 1
-            if base is not None:
-                for o in produce[t]:
-                    coefs[base + o] = coefs.get(base + o, 0) + 1
-                for o in consume[t]:
-                    coefs[base + o] = coefs.get(base + o, 0) - 1
-            if (k, m) == (0, N) and i == target:
-                coefs[tp] = Fraction(-1)
-            if coefs:
-                lp.row(coefs, 0)
-    return scol, ccol
+        if base is not None:
+            table += [np.where(produce >= 0, base + produce, -1), np.where(consume >= 0, base + consume, -1)]
+            sign += [np.ones(produce.shape[1], np.int8), -np.ones(consume.shape[1], np.int8)]
+        if i == target:
+            table.append(np.where(whole, tp, -1)[:, None])
+            sign.append(-np.ones(1, np.int8))
+        table = np.hstack(table)
+        sign = np.broadcast_to(np.concatenate(sign), table.shape)
+        on = table >= 0
+        on[holder == i] = False  # v_k at host(k): no row
+        n_on = on.sum(axis=1)
+        kept = n_on > 0
+        counts.append(n_on[kept])
+        cols.append(table[kept][on[kept]])
+        signs.append(sign[kept][on[kept]])
+    counts, cols, signs = np.concatenate(counts), np.concatenate(cols), np.concatenate(signs)
+    lp.add_rows(counts, cols, np.where(signs > 0, _ONE, _MINUS_ONE), [_ZERO] * len(counts))
 
 
 def finish_rows(lp: LinearProgram, net: Network, busy: dict, compute: dict, ports: str) -> dict:

@@ -27,7 +27,9 @@ better to offer:
    ``D`` is a fixed point, the TP column if ``D(t, [0..N]) >= c_TP``, and
    the gap is zero since ``b·y = Σ π`` (conservation rows have ``b = 0``)
    equals the restricted optimum. The certificate is checked on the whole
-   matrix, independently (:func:`.exact._reduced_costs`); if the floats
+   matrix, independently (:func:`.certificate.certify`: the signs of the
+   reduced costs far from zero proven in floating point with an error
+   bound, the others in rationals); if the floats
    chose wrong (a tie, a rounding), the whole programme runs in rationals
    and the certificate is checked again.
 
@@ -52,13 +54,14 @@ Examples
 from __future__ import annotations
 
 import time
+from operator import itemgetter
 
 import flint
 import numpy as np
 
 from ...schedules.base import Status
-from .exact import (LinearProgram, LPSolution, SparseLP, _fmpq, _fmpq_array, _fractions_of, _nonzero, _reduced_costs,
-                    _row_sums, solve)
+from .certificate import certify
+from .exact import LinearProgram, LPSolution, SparseLP, _fmpq_array, _fractions_of, _nonzero, _row_sums, solve
 
 __all__ = ["TreePricing", "MAX_ROUNDS"]
 
@@ -104,24 +107,30 @@ class TreePricing:
         node = {v: i for i, v in enumerate(net.nodes)}
         self.shape = (len(node), len(q))
         self.sparse, self.tp, self.n = sparse, tp, len(lp.names)
+        number = np.full((N + 1, N + 1), -1, np.int64)  # number[k, m] = q[(k, m)]
+        for (k, m), t in q.items():
+            number[k, m] = t
+
+        def part(keys, i, index=None):  # the keys' i-th parts as an array (mapped through index), without a loop
+            parts = map(itemgetter(i), keys)
+            return np.fromiter(parts if index is None else map(index.__getitem__, parts), np.int64, len(keys))
+
         keys = list(scol)
-        self.su = np.array([node[u] for u, _, _, _ in keys], np.int64)
-        self.sv = np.array([node[v] for _, v, _, _ in keys], np.int64)
-        self.sq = np.array([q[(k, m)] for _, _, k, m in keys], np.int64)
-        self.sj = np.array([scol[key] for key in keys], np.int64)
+        self.su, self.sv = part(keys, 0, node), part(keys, 1, node)
+        self.sq = number[part(keys, 2), part(keys, 3)]
+        self.sj = np.fromiter(scol.values(), np.int64, len(scol))
         keys = list(ccol)
-        self.ci = np.array([node[i] for i, _, _, _ in keys], np.int64)
-        self.cq = np.array([q[(k, m)] for _, k, _, m in keys], np.int64)
-        self.cl = np.array([q[(k, l)] for _, k, l, _ in keys], np.int64)
-        self.cr = np.array([q[(l + 1, m)] for _, _, l, m in keys], np.int64)
-        self.cj = np.array([ccol[key] for key in keys], np.int64)
+        k, l, m = part(keys, 1), part(keys, 2), part(keys, 3)
+        self.ci = part(keys, 0, node)
+        self.cq, self.cl, self.cr = number[k, m], number[k, l], number[l + 1, m]
+        self.cj = np.fromiter(ccol.values(), np.int64, len(ccol))
         length = np.array([m - k for k, m in q], np.int64)
         self.s_by_len = [np.flatnonzero(length[self.sq] == L) for L in range(N + 1)]
         self.c_by_len = [np.flatnonzero(length[self.cq] == L) for L in range(N + 1)]
         self.leaves = np.array([node[h] * len(q) + q[(k, k)] for k, h in enumerate(hosts_of)], np.int64)
         self.root = node[target] * len(q) + q[(0, N)]
         m = sparse.shape[0]
-        rhs = np.array([bool(v) for v in sparse.rhs])
+        rhs = _nonzero(sparse.rhs)
         self.capacity = np.flatnonzero(rhs)  # port and computation rows (b = 1); the rest conserve (b = 0)
         self.slacks = np.array([j for j, name in enumerate(lp.names) if isinstance(name, tuple) and name[0] == "slack"],
                                np.int64)
@@ -304,12 +313,12 @@ class TreePricing:
         duals : bool
             Return ``y`` (as Fractions); False leaves it empty (the later
             stages of :func:`~.canonical.solve_canonical` need only ``x`` and
-            ``reduced``, and converting ``y`` costs more than finding it).
+            ``positive``, and converting ``y`` costs more than finding it).
 
         Returns
         -------
         LPSolution or None
-            Certified on the whole LP (``reduced`` over every column), or
+            Certified on the whole LP (``positive`` over every column), or
             None if the pricing could not finish (then solve the stage with HiGHS).
 
         Examples
@@ -409,10 +418,10 @@ class TreePricing:
                 y[self.row_of[self.rows_cons]] = -D[self.rows_cons]
                 t2 = time.perf_counter()
                 t_exact += t2 - t1
-                reduced = _reduced_costs(stage_lp, x, y, fixed, sparse, cost)
+                positive = certify(sparse, x, y, cost, fixed, c)  # c: float(cost), from the same Fractions
                 t_cert += time.perf_counter() - t2
                 t1 = time.perf_counter()
-                if reduced is not None:
+                if positive is not None:
                     break
             else:
                 return None
@@ -420,7 +429,7 @@ class TreePricing:
         objective = sol.objective
         timings = {"solve": time.perf_counter() - t0 - t_exact - t_cert, "recovery": t_exact, "certificate": t_cert}
         return LPSolution(Status.OPTIMAL, _fractions_of(x), _fractions_of(y) if duals else [], objective, True,
-                          sol.highs_status, sol.float_objective, timings, sol.recovery, reduced=reduced)
+                          sol.highs_status, sol.float_objective, timings, sol.recovery, positive=positive)
 
     def _price(self, pi: np.ndarray, c: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
         """``(columns, pred, w)``: the columns that improve the restricted LP under the duals ``pi`` (a negative
@@ -446,7 +455,7 @@ class TreePricing:
         k = self._cap
         k = k[self._free[self.sparse.col[k]] & _nonzero(pi)[self.sparse.row[k]]]
         order = k[np.argsort(self.sparse.col[k], kind="stable")]
-        w = _row_sums(self.sparse.col[order], self.sparse.times(order, pi[self.sparse.row[order]]), self.n) - cost
+        w = _row_sums(self.sparse.col[order], self.sparse.times_rows(order, pi), self.n) - cost
         w[~self._free] = flint.fmpq(0)
         return w
 
@@ -455,12 +464,14 @@ def _objective_arrays(objective: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The objective as doubles and as fmpq, each distinct value object converted once (busy times are shared)."""
     c = np.zeros(n)
     cost = np.full(n, flint.fmpq(0), dtype=object)
-    seen: dict = {}
-    for j, v in objective.items():
-        both = seen.get(id(v))
-        if both is None:
-            both = seen[id(v)] = (float(v), _fmpq(v))
-        c[j], cost[j] = both
+    if objective:
+        cols = np.fromiter(objective.keys(), np.int64, len(objective))
+        values = list(objective.values())
+        first, inverse = np.unique(np.fromiter(map(id, values), np.int64, len(values)), return_index=True,
+                                   return_inverse=True)[1:]
+        distinct = [values[k] for k in first.tolist()]  # alive in objective: distinct ids, distinct objects
+        c[cols] = np.array([float(v) for v in distinct], np.float64)[inverse]
+        cost[cols] = _fmpq_array(distinct)[inverse]
     return c, cost
 
 
