@@ -564,11 +564,24 @@ impl MaxMin {
         self.pend_add.clear();
         // step 3: progressive filling, by increasing level, where the run differs from the last one
         let flow0 = self.capacity.len();
-        while let Some((k, _, slot)) = self.events.pop() {
+        while let Some((k, _, slot)) = self.events.peek() {
+            let p = unkey(k);
             if slot < flow0 {
-                self.on_channel(slot, unkey(k));
+                if let Some(w) = self.later(slot, p) {
+                    // nothing to do at `p`: the entry moves in place (no pop and push)
+                    self.run[slot].queued = w;
+                    if w < INF {
+                        self.events.set(slot, key(w));
+                    } else {
+                        self.events.pop();
+                    }
+                    continue;
+                }
+                self.events.pop();
+                self.on_channel(slot, p);
             } else {
-                self.on_flow(slot - flow0, unkey(k));
+                self.events.pop();
+                self.on_flow(slot - flow0, p);
             }
         }
         debug_assert!(self.discovered.iter().all(|&s| self.flows[s as usize].fixed == ep));
@@ -627,34 +640,34 @@ impl MaxMin {
         }
     }
 
-    fn on_channel(&mut self, c: usize, p: f64) {
-        let run = self.run[c];
+    /// If channel `c`'s event at level `p` has nothing to do there, the level it moves to (`INF`: none): a light
+    /// channel that cannot fill yet, a scanned one whose share is above the current level, or one with no flow left.
+    fn later(&self, c: usize, p: f64) -> Option<f64> {
+        let run = &self.run[c];
         debug_assert!(run.epoch == self.epoch && run.queued.to_bits() == p.to_bits(), "channel {c}: stale event");
-        self.run[c].queued = INF;
         if !run.full {
             let mut w = run.act_at;
             if run.n > 0 {
                 w = w.min((run.r / run.n as f64).max(0.0));
             }
-            if w > p {
-                if w < INF {
-                    self.run[c].queued = w;
-                    self.events.set(c, key(w));
-                }
-                return;
-            }
-            self.lam = self.lam.max(p);
-            self.scan(c);
+            (w > p).then_some(w)
         } else if run.n > 0 {
-            let lam = self.lam.max(p);
             let s = run.r / run.n as f64;
-            if s > lam * (1.0 + TOL) {
-                self.run[c].queued = s;
-                self.events.set(c, key(s));
-                return;
-            }
-            self.lam = lam;
+            (s > self.lam.max(p) * (1.0 + TOL)).then_some(s)
+        } else {
+            Some(INF)
+        }
+    }
+
+    /// Channel `c` acts at level `p` (where [`later`](Self::later) said it does): a light one is scanned, a
+    /// scanned one fills.
+    fn on_channel(&mut self, c: usize, p: f64) {
+        self.run[c].queued = INF;
+        self.lam = self.lam.max(p);
+        if self.run[c].full {
             self.fill(c);
+        } else {
+            self.scan(c);
         }
     }
 
@@ -772,6 +785,11 @@ impl MaxMin {
                 debug_assert!(run.n > 0);
                 run.r -= x;
                 run.n -= 1;
+                if run.n == 0 && (run.full || run.act_at == INF) && run.queued < INF {
+                    // its event would do nothing: drop it now, near the bottom of the heap, not later from the top
+                    run.queued = INF;
+                    self.events.remove(c);
+                }
             } else if changed {
                 if self.run[c].epoch != ep {
                     self.light(c);
@@ -801,5 +819,7 @@ fn done_at(f: &Flow, now: f64) -> bool {
     rem <= DONE * f.bytes
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

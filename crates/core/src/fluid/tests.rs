@@ -456,3 +456,146 @@ fn many_completions_at_one_instant_come_in_order_of_time_then_id() {
     // one run at the start, one before the completions at t = 2, one when nothing is left: none per completion
     assert_eq!(mm.solves, 3);
 }
+
+/// The solver and the reference (`reference.rs`, the solver before its work-saving changes) driven side by side:
+/// every answer equal bit for bit.
+struct Both {
+    new: MaxMin,
+    old: super::reference::MaxMin,
+}
+
+impl Both {
+    fn new(caps: &[f64]) -> Both {
+        Both { new: MaxMin::new(caps), old: super::reference::MaxMin::new(caps) }
+    }
+    fn add(&mut self, now: f64, id: usize, chans: &[usize], bytes: f64, cap: f64) {
+        self.new.add(now, id, chans, bytes, cap);
+        self.old.add(now, id, chans, bytes, cap);
+    }
+    fn remove(&mut self, now: f64, id: usize) {
+        self.new.remove(now, id);
+        self.old.remove(now, id);
+        let bits = |b: &[f64]| b.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(self.new.channel_bytes()), bits(self.old.channel_bytes()), "channel bytes at {now}");
+    }
+    fn next_completion(&mut self) -> Option<(f64, usize)> {
+        let (a, b) = (self.new.next_completion(), self.old.next_completion());
+        assert_eq!(a.map(|(t, id)| (t.to_bits(), id)), b.map(|(t, id)| (t.to_bits(), id)));
+        a
+    }
+    fn rate(&mut self, id: usize) -> f64 {
+        let (a, b) = (self.new.rate(id), self.old.rate(id));
+        assert_eq!(a.to_bits(), b.to_bits(), "flow {id}");
+        a
+    }
+}
+
+#[test]
+fn same_bits_as_the_reference_on_random_sequences() {
+    for seed in 0..60 {
+        let mut rng = Rng(1000 + seed);
+        let n_chan = 2 + rng.below(8);
+        let ties = seed % 2 == 0;
+        let caps: Vec<f64> = (0..n_chan)
+            .map(|_| if ties { [1.0, 2.0, 4.0][rng.below(3)] } else { 0.5 + 4.0 * rng.unit() })
+            .collect();
+        let mut mm = Both::new(&caps);
+        let (mut now, mut alive, mut next_id) = (0.0, Vec::new(), 0);
+        for _ in 0..400 {
+            match rng.below(10) {
+                0..=3 => {
+                    for _ in 0..1 + rng.below(4) {
+                        let mut chans: Vec<usize> = (0..1 + rng.below(4)).map(|_| rng.below(n_chan)).collect();
+                        chans.sort_unstable();
+                        chans.dedup();
+                        let cap = if rng.below(5) == 0 { [0.3, 1.0][rng.below(2)] } else { INF };
+                        let bytes = if ties { (1 + rng.below(4)) as f64 } else { 0.1 + 5.0 * rng.unit() };
+                        mm.add(now, next_id, &chans, bytes, cap);
+                        alive.push(next_id);
+                        next_id += 1;
+                    }
+                }
+                4 if !alive.is_empty() => {
+                    let i = rng.below(alive.len());
+                    now += 0.1 * rng.unit();
+                    if let Some((t, _)) = mm.next_completion() {
+                        now = now.min(t);
+                    }
+                    mm.remove(now, alive.swap_remove(i));
+                }
+                _ => {
+                    // everything that completes at the next instant
+                    let Some((t, _)) = mm.next_completion() else { continue };
+                    now = t;
+                    while let Some((t, id)) = mm.next_completion().filter(|&(t, _)| t <= now) {
+                        mm.remove(t, id);
+                        alive.retain(|&f| f != id);
+                    }
+                }
+            }
+            for &f in &alive {
+                mm.rate(f);
+            }
+        }
+    }
+}
+
+/// All-to-all as the benchmark runs it (`benchmarks/bench_simulate_fluid.py`), smaller: `n` hosts on a star, or
+/// on a fat tree of leaves of 16 hosts with 2 spines (a host's uplink `h`, downlink `n + h`; leaf `l` to spine
+/// `s` up `2n + 2l + s`, down `2n + 2L + 2l + s`, routed to spine `d mod 2`), 1 MB messages on links of
+/// 1.25e8 B/s, each flow started after its route's latency (1e-5 s per hop), every message at once or each
+/// sender's one after the other (to `s + 1, s + 2, ...`).
+fn bench_case_same_bits(n: usize, fat_tree: bool, sequential: bool) {
+    let leaves = n / 16;
+    let chans = if fat_tree { 2 * n + 4 * leaves } else { 2 * n };
+    let route = |s: usize, d: usize| -> Vec<usize> {
+        let (ls, ld) = (s / 16, d / 16);
+        if !fat_tree || ls == ld {
+            vec![s, n + d]
+        } else {
+            vec![s, 2 * n + 2 * ls + d % 2, 2 * n + 2 * leaves + 2 * ld + d % 2, n + d]
+        }
+    };
+    let mut mm = Both::new(&vec![1.25e8; chans]);
+    // pending starts (time, flow), flow = s * (n - 1) + k for the k-th message of s
+    let mut starts: Vec<(f64, usize)> = Vec::new();
+    let lat = |s: usize, d: usize| route(s, d).len() as f64 * 1e-5;
+    let dest = |f: usize| (f / (n - 1) + 1 + f % (n - 1)) % n;
+    for s in 0..n {
+        for k in 0..if sequential { 1 } else { n - 1 } {
+            let f = s * (n - 1) + k;
+            starts.push((lat(s, dest(f)), f));
+        }
+    }
+    let mut done = 0;
+    loop {
+        let ts = starts.iter().map(|e| e.0).fold(INF, f64::min);
+        let tc = mm.next_completion().map_or(INF, |(t, _)| t);
+        let t = ts.min(tc);
+        if t == INF {
+            break;
+        }
+        while let Some((tc, f)) = mm.next_completion().filter(|&(tc, _)| tc <= t) {
+            mm.remove(tc, f);
+            done += 1;
+            if sequential && f % (n - 1) + 1 < n - 1 {
+                starts.push((t + lat(f / (n - 1), dest(f + 1)), f + 1));
+            }
+        }
+        let (now, later): (Vec<_>, Vec<_>) = starts.iter().partition(|e| e.0 <= t);
+        starts = later;
+        for (_, f) in now {
+            mm.add(t, f, &route(f / (n - 1), dest(f)), 1e6, INF);
+        }
+    }
+    assert_eq!(done, n * (n - 1));
+}
+
+#[test]
+fn same_bits_as_the_reference_on_the_benchmark_cases() {
+    for fat_tree in [false, true] {
+        for sequential in [false, true] {
+            bench_case_same_bits(48, fat_tree, sequential);
+        }
+    }
+}

@@ -1,0 +1,710 @@
+//! The solver as it was at main 2925b12, before the changes that only save work (events moved in place or
+//! dropped early, ...): kept unchanged as the reference that `tests.rs` compares the solver with, bit for bit.
+#![allow(dead_code)]
+
+use super::heap::{key, unkey, Indexed};
+
+/// Relative tolerance under which two levels count as equal.
+const TOL: f64 = 1e-9;
+/// A flow with at most this fraction of its bytes left has finished.
+const DONE: f64 = 1e-9;
+const NONE: u32 = u32::MAX;
+const INF: f64 = f64::INFINITY;
+
+/// Channel `chan` of a flow, and the flow's position in that channel's member list.
+#[derive(Clone, Copy, Debug, Default)]
+struct Link {
+    chan: u32,
+    pos: u32,
+}
+
+/// Flow in slot `slot` crosses this channel as its `k`-th.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    slot: u32,
+    k: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Flow {
+    id: usize,
+    bytes: f64,
+    /// bytes left at time `last`
+    rem: f64,
+    last: f64,
+    rate: f64,
+    cap: f64,
+    start: u32,
+    len: u32,
+    /// epochs (solver runs) in which the flow was discovered to change, fixed, queued for a check
+    disc: u32,
+    fixed: u32,
+    checked: u32,
+    active: bool,
+    /// added since the last run
+    pending: bool,
+}
+
+/// A channel's state during one run (valid when `epoch` is the current run).
+#[derive(Clone, Copy, Debug, Default)]
+struct ChanRun {
+    epoch: u32,
+    /// scanned: `r` and `n` are exact (else light: only flows that changed are counted)
+    full: bool,
+    /// lost load in this run, while it had filled before
+    freed: bool,
+    /// unfixed flows counted
+    n: u32,
+    /// capacity left for them
+    r: f64,
+    /// level at which a light channel must be scanned regardless
+    act_at: f64,
+    /// level of its live entry in the event heap (INF: none)
+    queued: f64,
+}
+
+/// Incremental max-min fair sharing of channels between flows (see the module documentation).
+///
+/// Flows are named by arbitrary ids (`usize` below `2^32 - 1`; storage grows with
+/// the largest id seen, 4 bytes per id); an id may be reused once its flow has left. Times
+/// passed to [`add`](Self::add) and [`remove`](Self::remove) never decrease.
+pub(super) struct MaxMin {
+    capacity: Vec<f64>,
+    members: Vec<Vec<Member>>,
+    /// sum of the (finite) rates of the flows crossing each channel
+    load: Vec<f64>,
+    /// level at which each channel filled in the last run (INF: it did not)
+    level: Vec<f64>,
+    carried: Vec<f64>,
+    run: Vec<ChanRun>,
+    freed_pending: Vec<bool>,
+
+    slot_of: Vec<u32>,
+    flows: Vec<Flow>,
+    free_slots: Vec<u32>,
+    links: Vec<Link>,
+    /// free ranges of `links`, by length
+    free_links: Vec<Vec<u32>>,
+    n_active: usize,
+
+    now: f64,
+    dirty: bool,
+    pend_add: Vec<u32>,
+    pend_freed: Vec<u32>,
+    /// completion time of each flow that will complete, in the flow's slot, tagged (ordered) by its id
+    completions: Indexed,
+    /// the flows done at `now` taken off `completions` in one go, in its order (`(key, id, slot)`, from
+    /// `done_at` on); all come before what is left in `completions`
+    done: Vec<(u64, u32, usize)>,
+    done_at: usize,
+
+    epoch: u32,
+    lam: f64,
+    /// levels of the current run: channel `c` in heap slot `c`, the flow in slot `s` in heap slot `channels + s`
+    events: Indexed,
+    discovered: Vec<u32>,
+    scratch: Vec<u32>,
+    /// number of runs so far (tests check the batching)
+    solves: u64,
+}
+
+impl MaxMin {
+    /// A solver for channels of the given capacities (bytes/s; `>= 0`, `INFINITY` never limits).
+    ///
+    /// # Panics
+    /// If a capacity is negative or NaN.
+    pub(super) fn new(capacities: &[f64]) -> MaxMin {
+        for (c, &cap) in capacities.iter().enumerate() {
+            assert!(cap >= 0.0, "channel {c}: capacity must be >= 0, got {cap}");
+        }
+        let n = capacities.len();
+        MaxMin {
+            capacity: capacities.to_vec(),
+            members: vec![Vec::new(); n],
+            load: vec![0.0; n],
+            level: vec![INF; n],
+            carried: vec![0.0; n],
+            run: vec![ChanRun::default(); n],
+            freed_pending: vec![false; n],
+            slot_of: Vec::new(),
+            flows: Vec::new(),
+            free_slots: Vec::new(),
+            links: Vec::new(),
+            free_links: Vec::new(),
+            n_active: 0,
+            now: f64::NEG_INFINITY,
+            dirty: false,
+            pend_add: Vec::new(),
+            pend_freed: Vec::new(),
+            completions: Indexed::default(),
+            done: Vec::new(),
+            done_at: 0,
+            epoch: 0,
+            lam: 0.0,
+            events: Indexed::default(),
+            discovered: Vec::new(),
+            scratch: Vec::new(),
+            solves: 0,
+        }
+    }
+
+    /// Flow `id` starts at `now`, carrying `bytes` over `channels`, its rate capped at `cap` (`INFINITY`: no cap).
+    ///
+    /// # Panics
+    /// If `id` is active or not below `2^32 - 1`, a channel is out of range or repeated, `bytes` or `cap`
+    /// is negative or NaN, or `now` is earlier than a time passed before.
+    pub(super) fn add(&mut self, now: f64, id: usize, channels: &[usize], bytes: f64, cap: f64) {
+        assert!(id < NONE as usize, "flow {id}: ids must be below 2^32 - 1");
+        assert!(bytes >= 0.0, "flow {id}: bytes must be >= 0, got {bytes}");
+        assert!(cap >= 0.0, "flow {id}: cap must be >= 0, got {cap}");
+        for (k, &c) in channels.iter().enumerate() {
+            assert!(c < self.capacity.len(), "flow {id}: channel {c} out of range");
+            assert!(!channels[..k].contains(&c), "flow {id}: channel {c} repeated");
+        }
+        self.advance(now);
+        if id >= self.slot_of.len() {
+            self.slot_of.resize(id + 1, NONE);
+        }
+        assert!(self.slot_of[id] == NONE, "flow {id} is already active");
+        let slot = match self.free_slots.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.flows.push(Flow::default());
+                self.flows.len() - 1
+            }
+        };
+        assert!(slot < NONE as usize, "too many active flows");
+        self.slot_of[id] = slot as u32;
+        let start = self.alloc_links(channels.len());
+        let mut constrained = cap.is_finite();
+        for (k, &c) in channels.iter().enumerate() {
+            let pos = self.members[c].len() as u32;
+            self.members[c].push(Member { slot: slot as u32, k: k as u32 });
+            self.links[start + k] = Link { chan: c as u32, pos };
+            constrained |= self.capacity[c].is_finite();
+        }
+        self.flows[slot] = Flow {
+            id,
+            bytes,
+            rem: bytes,
+            last: now,
+            rate: 0.0,
+            cap,
+            start: start as u32,
+            len: channels.len() as u32,
+            active: true,
+            pending: constrained,
+            ..Flow::default()
+        };
+        self.n_active += 1;
+        if !constrained {
+            self.set_rate(slot, INF); // nothing limits it: it completes now
+        } else {
+            self.pend_add.push(slot as u32);
+            self.dirty = true;
+            if bytes == 0.0 {
+                self.push_completion(slot);
+            }
+        }
+    }
+
+    /// The earliest completion `(time, id)` at the current rates; `None` if no active flow will ever complete
+    /// (none left, or all at rate 0). A flow with (almost) nothing left completes at the last `now`; among
+    /// several, they come in order of their former completion time, then id.
+    pub(super) fn next_completion(&mut self) -> Option<(f64, usize)> {
+        if let Some(&(_, id, _)) = self.done.get(self.done_at) {
+            return Some((self.now, id as usize));
+        }
+        loop {
+            match self.completions.peek() {
+                Some((t, id, s)) => {
+                    // done whatever the new rates: no need to recompute them
+                    if self.done_now(s) {
+                        self.take_done();
+                        return Some((self.now, id as usize));
+                    }
+                    if !self.dirty {
+                        return Some((unkey(t), id as usize));
+                    }
+                }
+                None if !self.dirty => return None,
+                None => {}
+            }
+            self.solve();
+        }
+    }
+
+    /// Flow `id` leaves at `now` (finished or cancelled).
+    ///
+    /// # Panics
+    /// If `id` is not active or `now` is earlier than a time passed before.
+    pub(super) fn remove(&mut self, now: f64, id: usize) {
+        let slot = self.slot(id);
+        self.advance(now);
+        let f = self.flows[slot];
+        for k in 0..f.len as usize {
+            let Link { chan, pos } = self.links[f.start as usize + k];
+            let (c, pos) = (chan as usize, pos as usize);
+            let list = &mut self.members[c];
+            list.swap_remove(pos);
+            if pos < list.len() {
+                let m = list[pos];
+                let g = &self.flows[m.slot as usize];
+                self.links[(g.start + m.k) as usize].pos = pos as u32;
+            }
+            if list.is_empty() {
+                self.load[c] = 0.0;
+            } else if f.rate.is_finite() {
+                self.load[c] -= f.rate;
+            }
+            // a channel with slack stays so; one that had filled frees room for its other flows
+            if f.rate > 0.0 && self.level[c].is_finite() && !self.freed_pending[c] {
+                self.freed_pending[c] = true;
+                self.pend_freed.push(c as u32);
+                self.dirty = true;
+            }
+        }
+        if f.len > 0 {
+            let len = f.len as usize;
+            if self.free_links.len() <= len {
+                self.free_links.resize(len + 1, Vec::new());
+            }
+            self.free_links[len].push(f.start);
+        }
+        let g = &mut self.flows[slot];
+        g.active = false;
+        g.pending = false;
+        if self.done.get(self.done_at).is_some_and(|&(_, _, d)| d == slot) {
+            self.done_at += 1;
+        } else {
+            self.flush_done();
+            self.completions.remove(slot);
+        }
+        self.free_slots.push(slot as u32);
+        self.slot_of[id] = NONE;
+        self.n_active -= 1;
+    }
+
+    /// The current rate of flow `id` (bytes/s; `INFINITY` if nothing limits it).
+    ///
+    /// # Panics
+    /// If `id` is not active.
+    pub(super) fn rate(&mut self, id: usize) -> f64 {
+        let slot = self.slot(id);
+        if self.dirty {
+            self.solve();
+        }
+        self.flows[slot].rate
+    }
+
+    /// Bytes carried by each channel up to the last `now` passed to `add` or `remove`.
+    pub(super) fn channel_bytes(&self) -> &[f64] {
+        &self.carried
+    }
+
+    /// Number of active flows.
+    pub(super) fn active(&self) -> usize {
+        self.n_active
+    }
+
+    fn slot(&self, id: usize) -> usize {
+        match self.slot_of.get(id) {
+            Some(&s) if s != NONE => s as usize,
+            _ => panic!("flow {id} is not active"),
+        }
+    }
+
+    fn alloc_links(&mut self, len: usize) -> usize {
+        if let Some(start) = self.free_links.get_mut(len).and_then(Vec::pop) {
+            return start as usize;
+        }
+        let start = self.links.len();
+        self.links.resize(start + len, Link::default());
+        start
+    }
+
+    /// Move the clock to `now`: rates fixed at the old time first, then bytes carried meanwhile.
+    fn advance(&mut self, now: f64) {
+        assert!(now >= self.now, "time went backwards: {now} < {}", self.now);
+        if now > self.now {
+            if self.dirty {
+                self.solve();
+            }
+            if self.now > f64::NEG_INFINITY {
+                let dt = now - self.now;
+                for (b, l) in self.carried.iter_mut().zip(&self.load) {
+                    *b += l * dt;
+                }
+            }
+            self.now = now;
+        }
+    }
+
+    fn done_now(&self, s: usize) -> bool {
+        done_at(&self.flows[s], self.now)
+    }
+
+    /// Take the flows done at `now` off the top of `completions` into `done`, in order (the top is done).
+    /// One at a time while they are few; past that, the rest in one pass over the heap: those done and
+    /// before the first flow not done, exactly the ones the one-at-a-time loop would take.
+    fn take_done(&mut self) {
+        self.done.clear();
+        self.done_at = 0;
+        let few = 64.max(self.completions.len() / 16);
+        while let Some((k, id, s)) = self.completions.peek() {
+            if !self.done_now(s) {
+                return;
+            }
+            if self.done.len() == few {
+                break;
+            }
+            self.completions.pop();
+            self.done.push((k, id, s));
+        }
+        let (flows, now) = (&self.flows, self.now);
+        let done = |s: usize| done_at(&flows[s], now);
+        let first_not_done = self.completions.entries().filter(|&(_, _, s)| !done(s)).min();
+        let before = |e: (u64, u32, usize)| first_not_done.is_none_or(|m| e < m);
+        let mut rest = Vec::new();
+        self.completions.retain(|k, id, s| {
+            let take = before((k, id, s)) && done(s);
+            if take {
+                rest.push((k, id, s));
+            }
+            !take
+        });
+        rest.sort_unstable();
+        self.done.extend(rest);
+    }
+
+    /// Put the flows still in `done` back into `completions` (before anything else changes there).
+    fn flush_done(&mut self) {
+        for &(k, id, s) in &self.done[self.done_at..] {
+            self.completions.set_tagged(s, k, id);
+        }
+        self.done.clear();
+        self.done_at = 0;
+    }
+
+    fn push_completion(&mut self, s: usize) {
+        self.flush_done();
+        let f = &self.flows[s];
+        let t = if f.rem <= 0.0 {
+            f.last
+        } else if f.rate > 0.0 {
+            f.last + f.rem / f.rate
+        } else {
+            self.completions.remove(s); // never completes
+            return;
+        };
+        self.completions.set_tagged(s, key(t), f.id as u32);
+    }
+
+    /// Flow in slot `s` now runs at `x`: bytes so far at the old rate, loads, completion time.
+    fn set_rate(&mut self, s: usize, x: f64) {
+        let now = self.now;
+        let f = &mut self.flows[s];
+        if f.rate > 0.0 && f.rate.is_finite() {
+            f.rem -= f.rate * (now - f.last);
+        }
+        if f.rem <= DONE * f.bytes {
+            f.rem = 0.0;
+        }
+        f.last = now;
+        let old = f.rate;
+        debug_assert!(old.is_finite());
+        for k in f.start..f.start + f.len {
+            let c = self.links[k as usize].chan as usize;
+            if x.is_finite() {
+                self.load[c] += x - old;
+            } else {
+                self.load[c] -= old;
+                self.carried[c] += f.rem;
+            }
+        }
+        if x.is_infinite() {
+            f.rem = 0.0;
+        }
+        f.rate = x;
+        self.push_completion(s);
+    }
+
+    /// Recompute the rates that the changes since the last run may have moved.
+    fn solve(&mut self) {
+        self.flush_done();
+        self.dirty = false;
+        self.solves += 1;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            for f in &mut self.flows {
+                (f.disc, f.fixed, f.checked) = (0, 0, 0);
+            }
+            for r in &mut self.run {
+                r.epoch = 0;
+            }
+            self.epoch = 1;
+        }
+        let ep = self.epoch;
+        self.lam = 0.0;
+        self.events.clear();
+        // step 1: channels that lost a flow after filling must be re-examined at their old level
+        for i in 0..self.pend_freed.len() {
+            let c = self.pend_freed[i] as usize;
+            self.freed_pending[c] = false;
+            if self.run[c].epoch != ep {
+                self.light(c);
+            }
+            let run = &mut self.run[c];
+            run.freed = true;
+            run.act_at = run.act_at.min(self.level[c]);
+            self.wake(c);
+        }
+        self.pend_freed.clear();
+        // step 2: new flows are unfixed from level 0
+        for i in 0..self.pend_add.len() {
+            let s = self.pend_add[i] as usize;
+            if self.flows[s].active && self.flows[s].pending {
+                self.flows[s].pending = false;
+                self.discover(s);
+            }
+        }
+        self.pend_add.clear();
+        // step 3: progressive filling, by increasing level, where the run differs from the last one
+        let flow0 = self.capacity.len();
+        while let Some((k, _, slot)) = self.events.pop() {
+            if slot < flow0 {
+                self.on_channel(slot, unkey(k));
+            } else {
+                self.on_flow(slot - flow0, unkey(k));
+            }
+        }
+        debug_assert!(self.discovered.iter().all(|&s| self.flows[s as usize].fixed == ep));
+        self.discovered.clear();
+    }
+
+    /// Start tracking channel `c` lightly: flows not known to change count at their old rate.
+    fn light(&mut self, c: usize) {
+        self.run[c] = ChanRun {
+            epoch: self.epoch,
+            full: false,
+            freed: false,
+            n: 0,
+            r: self.capacity[c] - self.load[c],
+            act_at: INF,
+            queued: INF,
+        };
+    }
+
+    /// Queue light channel `c` at the level where it might fill, or must be scanned.
+    fn wake(&mut self, c: usize) {
+        let run = &mut self.run[c];
+        let mut w = run.act_at;
+        if run.n > 0 {
+            w = w.min((run.r / run.n as f64).max(0.0));
+        }
+        if w < run.queued {
+            run.queued = w;
+            self.events.set(c, key(w));
+        }
+    }
+
+    /// Flow `s` will not keep its old rate: it is unfixed from the current level on.
+    fn discover(&mut self, s: usize) {
+        let ep = self.epoch;
+        let f = &mut self.flows[s];
+        f.disc = ep;
+        let (x, cap, start, len) = (f.rate, f.cap, f.start as usize, f.len as usize);
+        self.discovered.push(s as u32);
+        for k in start..start + len {
+            let c = self.links[k].chan as usize;
+            if !self.capacity[c].is_finite() {
+                continue;
+            }
+            if self.run[c].epoch != ep {
+                self.light(c);
+            }
+            if !self.run[c].full {
+                self.run[c].r += x;
+                self.run[c].n += 1;
+                self.wake(c);
+            }
+        }
+        if cap.is_finite() {
+            self.events.set(self.capacity.len() + s, key(cap));
+        }
+    }
+
+    fn on_channel(&mut self, c: usize, p: f64) {
+        let run = self.run[c];
+        debug_assert!(run.epoch == self.epoch && run.queued.to_bits() == p.to_bits(), "channel {c}: stale event");
+        self.run[c].queued = INF;
+        if !run.full {
+            let mut w = run.act_at;
+            if run.n > 0 {
+                w = w.min((run.r / run.n as f64).max(0.0));
+            }
+            if w > p {
+                if w < INF {
+                    self.run[c].queued = w;
+                    self.events.set(c, key(w));
+                }
+                return;
+            }
+            self.lam = self.lam.max(p);
+            self.scan(c);
+        } else if run.n > 0 {
+            let lam = self.lam.max(p);
+            let s = run.r / run.n as f64;
+            if s > lam * (1.0 + TOL) {
+                self.run[c].queued = s;
+                self.events.set(c, key(s));
+                return;
+            }
+            self.lam = lam;
+            self.fill(c);
+        }
+    }
+
+    /// Count channel `c` exactly at the current level: flows below it keep their rate, the others are unfixed
+    /// (those not known to change get a check at their old rate).
+    fn scan(&mut self, c: usize) {
+        let ep = self.epoch;
+        let thr = self.lam * (1.0 - TOL);
+        let (mut r, mut n) = (self.capacity[c], 0u32);
+        let flow0 = self.capacity.len();
+        for m in &self.members[c] {
+            let f = &mut self.flows[m.slot as usize];
+            if f.fixed == ep {
+                r -= f.rate;
+            } else if f.disc == ep || f.checked == ep {
+                n += 1;
+            } else if f.rate >= thr {
+                n += 1;
+                f.checked = ep;
+                self.events.set(flow0 + m.slot as usize, key(f.rate));
+            } else {
+                r -= f.rate;
+            }
+        }
+        self.level[c] = INF;
+        let run = &mut self.run[c];
+        (run.full, run.r, run.n, run.queued) = (true, r, n, INF);
+        if n > 0 {
+            let s = r / n as f64;
+            run.queued = s;
+            self.events.set(c, key(s));
+        }
+    }
+
+    /// Channel `c` fills at the current level: fix its unfixed flows there.
+    fn fill(&mut self, c: usize) {
+        let ep = self.epoch;
+        let lam = self.lam;
+        self.level[c] = lam;
+        let mut todo = std::mem::take(&mut self.scratch);
+        todo.clear();
+        for m in &self.members[c] {
+            let f = &self.flows[m.slot as usize];
+            if f.fixed != ep && (f.disc == ep || f.checked == ep) {
+                todo.push(m.slot);
+            }
+        }
+        for &s in &todo {
+            self.fix(s as usize, lam);
+        }
+        self.scratch = todo;
+        debug_assert_eq!(self.run[c].n, 0);
+        self.run[c].r = 0.0;
+    }
+
+    fn on_flow(&mut self, s: usize, p: f64) {
+        let ep = self.epoch;
+        let f = self.flows[s];
+        if f.fixed == ep {
+            return;
+        }
+        self.lam = self.lam.max(p);
+        if f.disc == ep {
+            self.fix(s, f.cap); // its cap event
+            return;
+        }
+        // check at its old rate: does something still hold it there?
+        let x = f.rate;
+        let thr = x * (1.0 + TOL);
+        let mut pinned = f.cap <= thr;
+        for k in f.start..f.start + f.len {
+            let c = self.links[k as usize].chan as usize;
+            if !self.capacity[c].is_finite() {
+                continue;
+            }
+            let run = &self.run[c];
+            pinned |= if run.epoch != ep {
+                self.level[c] <= thr
+            } else if run.full {
+                // it fills now: its level is now, even if pins leave nothing for it to fix
+                let fills = run.r <= thr * run.n as f64;
+                if fills {
+                    self.level[c] = self.lam;
+                }
+                fills
+            } else {
+                !run.freed && self.level[c] <= thr
+            };
+        }
+        if pinned {
+            self.fix(s, x);
+        } else {
+            self.discover(s);
+        }
+    }
+
+    /// Fix flow `s` at rate `x` (its old rate if within tolerance) and tell its channels.
+    fn fix(&mut self, s: usize, x: f64) {
+        let ep = self.epoch;
+        let f = &mut self.flows[s];
+        let old = f.rate;
+        let x = if old > 0.0 && (x - old).abs() <= TOL * old { old } else { x };
+        let disc = f.disc == ep;
+        let changed = x != old;
+        f.fixed = ep;
+        self.events.remove(self.capacity.len() + s);
+        let (start, len) = (f.start as usize, f.len as usize);
+        for k in start..start + len {
+            let c = self.links[k].chan as usize;
+            if !self.capacity[c].is_finite() {
+                continue;
+            }
+            if self.run[c].epoch == ep && (self.run[c].full || disc) {
+                let run = &mut self.run[c];
+                debug_assert!(run.n > 0);
+                run.r -= x;
+                run.n -= 1;
+            } else if changed {
+                if self.run[c].epoch != ep {
+                    self.light(c);
+                }
+                let level = self.level[c];
+                let run = &mut self.run[c];
+                run.r += old - x;
+                if x < old && level.is_finite() {
+                    run.freed = true;
+                    run.act_at = run.act_at.min(level);
+                }
+                self.wake(c);
+            }
+        }
+        if changed {
+            self.set_rate(s, x);
+        }
+    }
+}
+
+/// Flow `f` has (almost) nothing left at `now`.
+fn done_at(f: &Flow, now: f64) -> bool {
+    let mut rem = f.rem;
+    if f.rate > 0.0 && f.rate.is_finite() {
+        rem -= f.rate * (now - f.last);
+    }
+    rem <= DONE * f.bytes
+}
+
