@@ -12,6 +12,10 @@ their ratio, and which of ``msccl.ready``'s changes applied: ``signals`` (messag
 fewer channels), ``order`` (each thread block's steps in order added time); ``=`` where none did and the two times
 are equal to the last bit. A schedule ``to_xml`` refuses prints its one line. Last, the seconds and the load average
 (a machine shared with other jobs: the makespans are the model's, the seconds are rough).
+
+``--planned``: also the same algorithm planned in MSCCL's model (``msccl.plan``: the forest's shares on the chunk
+grid, a baseline without signals): its planned time, the file's, ``=`` when equal to the last bit (else the changes),
+and for the forest the grid and its throughput over the planner's.
 """
 
 from __future__ import annotations
@@ -47,9 +51,19 @@ def tags(changes) -> str:
     return ",".join(tag for x in changes for key, tag in TAGS if key in x) or "="
 
 
-def main(fabrics: list[str], kinds: list[str]) -> None:
-    print("| fabric | size | collective | algorithm | planned (us) | file (us) | file/planned | changes |")
-    print("|---|---|---|---|---|---|---|---|")
+def planned_columns(g, c, algorithm: str, options: dict) -> str:
+    """``msccl.plan``'s columns: planned time, the file's, equal or the changes, the forest's grid."""
+    p = msccl.plan(g, c, algorithm=algorithm, **options)
+    r = p.ready
+    same = "=" if p.same else tags(r.changes)
+    grid = "" if p.grid is None else f"1/{p.grid.k}, {float(p.grid.throughput / p.planner_throughput):.4f}"
+    return f" {r.planned_makespan * 1e6:.3f} | {r.makespan * 1e6:.3f} | {same} | {grid} |"
+
+
+def main(fabrics: list[str], kinds: list[str], planned: bool) -> None:
+    more = " msccl.plan (us) | its file (us) | | grid, throughput |" if planned else ""
+    print(f"| fabric | size | collective | algorithm | planned (us) | file (us) | file/planned | changes |{more}")
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if planned else ""))
     start = time.time()
     for f in fabrics:
         make, size = FABRICS[f]
@@ -67,7 +81,8 @@ def main(fabrics: list[str], kinds: list[str]) -> None:
                     print(f"{head} | | | refused: {str(err).split(':')[0]} |", flush=True)
                     continue
                 print(f"{head} {r.planned_makespan * 1e6:.3f} | {r.makespan * 1e6:.3f} | "
-                      f"{r.makespan / r.planned_makespan:.4f} | {tags(r.changes)} |", flush=True)
+                      f"{r.makespan / r.planned_makespan:.4f} | {tags(r.changes)} |"
+                      f"{planned_columns(g, c, a.name, options) if planned else ''}", flush=True)
     print(f"{time.time() - start:.0f} s, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
@@ -75,9 +90,10 @@ if __name__ == "__main__":
     ap = parser(__doc__)
     ap.add_argument("fabrics", nargs="*", help="default: all but mi250:2")
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated collectives (default: all six)")
+    ap.add_argument("--planned", action="store_true", help="also msccl.plan's planned time and file (see above)")
     args = ap.parse_args()
     for given, known in ((args.fabrics, FABRICS), (args.kinds.split(","), KINDS)):
         bad = next((x for x in given if x not in known), None)
         if bad is not None:
             ap.error(f"{bad!r} is not one of {', '.join(known)}")
-    run(main, args.fabrics or [f for f in FABRICS if f != "mi250:2"], args.kinds.split(","))
+    run(main, args.fabrics or [f for f in FABRICS if f != "mi250:2"], args.kinds.split(","), args.planned)
