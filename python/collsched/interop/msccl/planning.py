@@ -88,6 +88,15 @@ class GridShares:
         HiGHS's bound on the grid's best throughput (= ``throughput`` when OPTIMAL, to its tolerance).
     status : Status
         OPTIMAL, or LIMIT when :data:`NODE_LIMIT` stopped the search.
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.star(3)
+    >>> c = cs.AllGather(participants=g.hosts, size=2**20)
+    >>> s = grid_shares(g, cs.plan(g, c, algorithm="forest"), 4)
+    >>> s.k, s.units, s.throughput == s.schedule.throughput, s.status.value
+    (4, (4, 4, 4), True, 'optimal')
     """
 
     k: int
@@ -222,6 +231,15 @@ class Planned:
         The forests tried before, finest grid first, and why each was not taken.
     signals : int
         The baseline's messages without data, left out (0 for the forest, which has none).
+
+    Examples
+    --------
+    >>> import collsched as cs
+    >>> g = cs.topologies.star(3)
+    >>> c = cs.ReduceScatter(participants=g.hosts, size=2**20)
+    >>> p = plan(g, c)
+    >>> p.same, p.grid.k, p.schedule is p.exported is p.ready.planned, p.signals
+    (True, 32, True, 0)
     """
 
     algorithm: str
