@@ -203,8 +203,10 @@ def grid_shares(platform, forest: ForestSchedule, k: int, *, node_limit: int = N
     throughput = min(bandwidth[x] * k / load[x] for x in links if load[x] > 0)
     trees = tuple(ForestTree(t.root, Fraction(u, k) * throughput, t.arcs, t.up)
                   for u, t in zip(units, forest.trees) if u > 0)
-    schedule = dataclasses.replace(forest, trees=trees, throughput=throughput)
     status = Status.OPTIMAL if res.status == 0 else Status.LIMIT
+    note = f"tree shares on the grid 1/{k} (msccl.grid_shares, {status.value})"
+    schedule = dataclasses.replace(forest, trees=trees, throughput=throughput,
+                                   message="; ".join(x for x in (forest.message, note) if x))
     return GridShares(k, schedule, units, throughput, float(k * top / Fraction(relaxed.fun)),
                       float(k * top / Fraction(res.mip_dual_bound)), status)
 

@@ -150,8 +150,10 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, ex
         :func:`~collsched.interop.msccl.export.to_xml` refuses it.
     exact : bool
         True: exported as it is or refused (LimitError), never fitted,
-        in fewer chunks or merged (what :func:`~collsched.interop.msccl.planning.plan` tries
-        its candidates with: a refusal costs no merging).
+        in fewer chunks, merged or serialised (messages of more than 71
+        chunks are still cut, and ``changes`` says so): what
+        :func:`~collsched.interop.msccl.planning.plan` tries its
+        candidates with, so that a refusal costs no merging.
     name, proto, min_bytes, max_bytes
         As :func:`~collsched.interop.msccl.export.to_xml`.
 
