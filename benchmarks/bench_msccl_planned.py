@@ -1,6 +1,7 @@
 """Every algorithm's MSCCL export against its schedule as planned: the two makespans under Fluid and what changed.
 
-Run: ``PYTHONPATH=python python benchmarks/bench_msccl_planned.py [FABRIC ...] [--kinds KIND,...]`` (``FABRIC``
+Run: ``PYTHONPATH=python python benchmarks/bench_msccl_planned.py [FABRIC ...] [--kinds KIND,...]
+[--algorithms A,...] [--planned]`` (``FABRIC``
 as the round trip's: ``dgx2``, ``ndv2``, ``dgx_a100`` at 1 MiB, ``mi250`` at 4 kB, ``dgx2:2``,
 ``ndv2:2``, ``dgx_a100:2``, ``mi250:2`` at 4 kB; default all but ``mi250:2``, whose forest takes minutes).
 For every registered algorithm of allgather, reducescatter, allreduce, broadcast and reduce (and alltoall on
@@ -60,7 +61,7 @@ def planned_columns(g, c, algorithm: str, options: dict) -> str:
     return f" {r.planned_makespan * 1e6:.3f} | {r.makespan * 1e6:.3f} | {same} | {grid} |"
 
 
-def main(fabrics: list[str], kinds: list[str], planned: bool) -> None:
+def main(fabrics: list[str], kinds: list[str], planned: bool, algorithms: list[str] | None = None) -> None:
     more = " msccl.plan (us) | its file (us) | | grid, throughput |" if planned else ""
     print(f"| fabric | size | collective | algorithm | planned (us) | file (us) | file/planned | changes |{more}")
     print("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if planned else ""))
@@ -73,6 +74,8 @@ def main(fabrics: list[str], kinds: list[str], planned: bool) -> None:
                 continue
             c = KINDS[kind](list(g.hosts), size)
             for a in registry.applicable(KINDS[kind](["h0", "h1", "h2"], 1.0)):
+                if algorithms is not None and a.name not in algorithms:
+                    continue
                 options = {"chunks": 4} if a.name == "forest" and ":" not in f else {}
                 head = f"| {f} | {size} | {kind} | {a.name} |"
                 try:
@@ -91,9 +94,12 @@ if __name__ == "__main__":
     ap.add_argument("fabrics", nargs="*", help="default: all but mi250:2")
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated collectives (default: all six)")
     ap.add_argument("--planned", action="store_true", help="also msccl.plan's planned time and file (see above)")
+    ap.add_argument("--algorithms", help="comma-separated algorithms (default: every registered one)")
     args = ap.parse_args()
-    for given, known in ((args.fabrics, FABRICS), (args.kinds.split(","), KINDS)):
+    for given, known in ((args.fabrics, FABRICS), (args.kinds.split(","), KINDS),
+                         (args.algorithms.split(",") if args.algorithms else [], registry.names())):
         bad = next((x for x in given if x not in known), None)
         if bad is not None:
             ap.error(f"{bad!r} is not one of {', '.join(known)}")
-    run(main, args.fabrics or [f for f in FABRICS if f != "mi250:2"], args.kinds.split(","), args.planned)
+    run(main, args.fabrics or [f for f in FABRICS if f != "mi250:2"], args.kinds.split(","), args.planned,
+        args.algorithms and args.algorithms.split(","))
