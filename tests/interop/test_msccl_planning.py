@@ -122,3 +122,9 @@ def test_cli_plan_bad_algorithm_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith("collsched: error: ") and "nope" in err
     assert err.count("\n") == 1 and not (tmp_path / "f.xml").exists()
+    with pytest.raises(SystemExit) as stop:
+        main(["msccl", "plan", "ndv2", str(tmp_path / "c.json"), "-o", str(tmp_path / "f.xml"), "--algorithm", "ring",
+              "--chunks", "4"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err == ("collsched: error: chunks=4 is the forest's option, not ring's (leave "
+                                            "chunks out, or plan algorithm='forest')\n")

@@ -313,7 +313,8 @@ def plan(platform, collective, *, algorithm: str = "forest", chunks: int | None 
         No grid of :data:`~collsched.interop.msccl.fit.GRIDS` (and chunk
         count) exports the forest without a change: the first one's reason.
     CollschedError
-        As :func:`collsched.plan` and :func:`~collsched.interop.msccl.ready.ready`.
+        ``chunks`` given for another algorithm than the forest; as
+        :func:`collsched.plan` and :func:`~collsched.interop.msccl.ready.ready`.
 
     Examples
     --------
@@ -329,6 +330,9 @@ def plan(platform, collective, *, algorithm: str = "forest", chunks: int | None 
     from .export import check_request
 
     check_request(collective, proto)
+    if chunks is not None and algorithm != "forest":
+        raise CollschedError(f"chunks={chunks!r} is the forest's option, not {algorithm}'s",
+                             fix="leave chunks out, or plan algorithm='forest'")
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     if algorithm != "forest":
         schedule = plan_schedule(platform, collective, algorithm=algorithm)
