@@ -134,7 +134,6 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     from .collective_io import load_collective
     from .interop import msccl
     from .schedules.io import load_program_or_schedule
-    from .simulation import models, simulate
 
     check_output(output, (".xml",), option="-o")
     check_output(registration, (".xml",), option="--registration")
@@ -144,13 +143,74 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     r = msccl.ready(p, c, s, strict=strict, name=output.stem, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     if r.changes:
         console.print("changed to fit the runtime: " + "; ".join(r.changes), soft_wrap=True, markup=False)
+    _write_and_report(r, output, p, c, registration)
+
+
+def _write_and_report(r, output: Path, p, c, registration: Optional[Path]) -> None:
+    """Write ``r``'s file (and the registration), read it back, checked, and print the times: planned, the file's,
+    equal or why not (``export``'s and ``plan``'s last lines)."""
+    from .interop import msccl
+    from .simulation import models, simulate
+
     r.write(output)
     result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))
     console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)
     read_back = simulate(p, result.imported.program, result.imported.collective, model=models.Fluid()).makespan
-    same = "= its Program's" if read_back == r.makespan else f"its Program's: {r.makespan * 1e6:.3f} us"
-    console.print(f"{r.summary()}; the file read back {read_back * 1e6:.3f} us ({same})", soft_wrap=True,
-                  markup=False)
+    console.print(f"{r.summary()}; the file read back {read_back * 1e6:.3f} us ({_verdict(r, read_back)})",
+                  soft_wrap=True, markup=False)
     if registration is not None:
         msccl.write_registration(registration, [output])
         console.print(f"wrote {registration}", soft_wrap=True, markup=False)
+
+
+def _verdict(r, read_back: float) -> str:
+    """The file read back against its Program and the schedule as planned: equal, or why not, in a few words.
+
+    >>> from types import SimpleNamespace as R
+    >>> _verdict(R(makespan=2.0, planned_makespan=2.0, changes=()), 2.0)
+    "= its Program's = the planned time"
+    >>> _verdict(R(makespan=2.0, planned_makespan=3.0, changes=("x",)), 2.0)
+    "= its Program's; not the planned time: changed to fit the runtime (above)"
+    """
+    program = "= its Program's" if read_back == r.makespan else f"its Program's: {r.makespan * 1e6:.3f} us"
+    if read_back == r.planned_makespan:
+        return f"{program} = the planned time"
+    if r.changes:
+        return f"{program}; not the planned time: changed to fit the runtime (above)"
+    return f"{program}; not the planned time, {read_back / r.planned_makespan - 1:+.1e} off though nothing changed"
+
+
+@msccl_app.command("plan")
+def plan_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
+                 collective: Path = typer.Argument(..., help="Collective file (.json), as for export."),
+                 output: Path = typer.Option(..., "-o", "--output", help="Where to write the MSCCL file (.xml)."),
+                 algorithm: str = typer.Option("forest", help="forest (tree shares planned on the runtime's chunk "
+                                               "grid), or any other algorithm of the collective (lowered without "
+                                               "signals)."),
+                 chunks: Optional[int] = typer.Option(None, help="The forest's chunks (default: the planner's "
+                                                      "choice, or fewer where it does not export as it is)."),
+                 proto: str = typer.Option("Simple", help="Simple, LL or LL128."),
+                 min_bytes: Optional[int] = typer.Option(None, help="minBytes (default: the planned size S)."),
+                 max_bytes: Optional[int] = typer.Option(None, help="maxBytes (default: S + 1)."),
+                 registration: Optional[Path] = typer.Option(None, help="Also write the <msccl_algos> file listing "
+                                                             "it (.xml), as for export.")):
+    """Plan a schedule in MSCCL's execution model and write it: the file takes the planned time exactly.
+
+    The forest's tree shares go on the runtime's chunk grid (the best throughput on the finest grid whose export
+    changes nothing); another algorithm is lowered without its messages without data. The first line says what was
+    planned, the last the planned time and the file's, read back.
+    """
+    from .collective_io import load_collective
+    from .interop import msccl
+
+    check_output(output, (".xml",), option="-o")
+    check_output(registration, (".xml",), option="--registration")
+    p = _platform(platform)
+    c = load_collective(collective)
+    planned = msccl.plan(p, c, algorithm=algorithm, chunks=chunks, name=output.stem, proto=proto,
+                         min_bytes=min_bytes, max_bytes=max_bytes)
+    console.print(planned.summary(), soft_wrap=True, markup=False)
+    if planned.ready.changes:
+        console.print("changed to fit the runtime: " + "; ".join(planned.ready.changes), soft_wrap=True,
+                      markup=False)
+    _write_and_report(planned.ready, output, p, c, registration)

@@ -52,8 +52,8 @@ def test_file_takes_the_ready_programs_time_exactly(fabric, boxes, kind, algorit
 def test_cli_export_fits_by_default_and_reports_the_files_time(tmp_path):
     """``collsched msccl export``: dgx_a100(2), 4 kB all-gather, as planned 186,368 chunks per loop. One line of what
     changed (fit_chunks' forest: 99 of 130 trees, throughput 0.7692 of the planned), the check's summary, and the
-    time the file takes, = the Program's; ``--strict`` refuses (exit 2 through the console script, the file not
-    written)."""
+    time the file takes, = the Program's, not the planned time; ``--strict`` refuses (exit 2 through the console
+    script, the file not written)."""
     g = cs.topologies.dgx_a100(2)
     c = cs.AllGather(participants=g.hosts, size=4096)
     s = cs.plan(g, c, algorithm="forest")
@@ -73,5 +73,6 @@ def test_cli_export_fits_by_default_and_reports_the_files_time(tmp_path):
     lines = out.output.splitlines()
     assert lines[0] == "changed to fit the runtime: " + "; ".join(r.changes)
     assert lines[1].startswith(f"wrote {tmp_path / 'f.xml'}: valid allgather on 16 gpus")
-    assert lines[2] == f"{r.summary()}; the file read back {r.makespan * 1e6:.3f} us (= its Program's)"
+    assert lines[2] == (f"{r.summary()}; the file read back {r.makespan * 1e6:.3f} us (= its Program's; not the "
+                        "planned time: changed to fit the runtime (above))")
     assert (tmp_path / "f.xml").read_text() == r.text

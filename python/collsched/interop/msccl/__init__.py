@@ -9,7 +9,9 @@
   several (:mod:`.export`); :func:`ready` — the schedule made ready for
   MSCCL first (a forest that does not fit fitted, messages merged or cut),
   with the Program the file runs and its time, which the file takes
-  exactly (:mod:`.ready`).
+  exactly (:mod:`.ready`); :func:`plan` — a schedule planned in MSCCL's
+  model (the forest's shares on the chunk grid, a baseline without
+  signals), whose planned time the file takes exactly (:mod:`.planning`).
 
 Examples
 --------
@@ -27,10 +29,11 @@ from .check import Checked, check, check_text, read
 from .export import call_bytes, fit_chunks, to_xml, write, write_registration
 from .fit import round_shares
 from .lint import Finding, lint
+from .planning import GridShares, Planned, grid_shares, plan
 from .ready import Ready, ready
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "check_text", "ready", "Ready", "write", "to_xml", "fit_chunks",
+__all__ = ["read", "check", "check_text", "ready", "Ready", "plan", "Planned", "grid_shares", "GridShares", "write", "to_xml", "fit_chunks",
            "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

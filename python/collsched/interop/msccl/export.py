@@ -392,10 +392,11 @@ def check_request(collective, proto: str = "Simple") -> None:
 
 
 def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched", proto: str = "Simple",
-            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True) -> str:
+            min_bytes: int | None = None, max_bytes: int | None = None, serialise: bool = True,
+            merge: bool = True) -> str:
     """``(file, Program)``: :func:`to_xml` of one schedule or Program, as it is, and the Program the file runs
     (:func:`~collsched.interop.msccl.threadblocks.in_blocks`); ``serialise`` False: LimitError where the messages
-    would have to be serialised (:func:`_packed`)."""
+    would have to be serialised, ``merge`` False where they would have to be merged (:func:`_packed`)."""
     kind = collective.kind
     check_request(collective, proto)
     hosts = list(collective.hosts)
@@ -420,7 +421,7 @@ def _to_xml(platform, collective, schedule_or_program, *, name: str = "collsched
     if grid is not None:
         raise ChunkGridError(grid, fix="export a schedule with coarser pieces (msccl.fit_chunks() "
                                                          "rounds a forest's), or give another min_bytes")
-    program, placed, packing = _packed(program, platform, collective, rank_of, unit, scale, serialise)
+    program, placed, packing = _packed(program, platform, collective, rank_of, unit, scale, serialise, merge)
     root = hosts.index(collective.source if kind == "broadcast" else collective.target) if kind in ROOTED else None
     lay = Layout(kind, ngpus=n, nchunks=nchunks, inplace=(kind == "allgather"),
                  hosts=[platform.host_index(h) for h in hosts], root=root)
@@ -520,16 +521,20 @@ def _window(collective, min_bytes: int | None, max_bytes: int | None) -> tuple[i
     return lo, hi
 
 
-def _packed(program, platform, collective, rank_of: dict, unit: int, scale: int, serialise: bool = True):
+def _packed(program, platform, collective, rank_of: dict, unit: int, scale: int, serialise: bool = True,
+            merge: bool = True):
     """``(program, placement, packing)``: the Program the file runs and its thread blocks, the first of these that
     fits: the messages cut to :data:`MAX_COUNT` chunks, packed as they run; the messages sent together merged first
     (:func:`~collsched.interop.msccl.merge.merge_concurrent`), packed as they run, then (``serialise``) serialised;
-    ``packing`` says what changed, in phrases (:class:`~collsched.interop.msccl.ready.Ready`)."""
+    ``packing`` says what changed, in phrases (:class:`~collsched.interop.msccl.ready.Ready`); ``merge`` False:
+    the LimitError of the messages packed as they run, instead of merging them."""
     cut = split_messages(program, unit=unit, scale=scale)
     merged = program
     try:
         placed = place(cut, platform, collective, rank_of, serial=False)
     except LimitError:
+        if not merge:
+            raise
         merged = merge_concurrent(program, unit=unit, scale=scale)
         if merged is not program:
             cut = split_messages(merged, unit=unit, scale=scale)

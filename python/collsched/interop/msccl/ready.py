@@ -134,8 +134,9 @@ class Ready:
                 f"{self.planned_makespan * 1e6:.3f} us{change}")
 
 
-def ready(platform, collective, schedule_or_program, *, strict: bool = False, name: str = "collsched",
-          proto: str = "Simple", min_bytes: int | None = None, max_bytes: int | None = None) -> Ready:
+def ready(platform, collective, schedule_or_program, *, strict: bool = False, exact: bool = False,
+          name: str = "collsched", proto: str = "Simple", min_bytes: int | None = None,
+          max_bytes: int | None = None) -> Ready:
     """The schedule made ready for MSCCL: what is exported, the Program the file runs, the file and its time.
 
     Parameters
@@ -147,6 +148,12 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
         replaced by :func:`~collsched.interop.msccl.export.fit_chunks`'s
         (``changes`` says how); True: refused, as
         :func:`~collsched.interop.msccl.export.to_xml` refuses it.
+    exact : bool
+        True: exported as it is or refused (LimitError), never fitted,
+        in fewer chunks, merged or serialised (messages of more than 71
+        chunks are still cut, and ``changes`` says so): what
+        :func:`~collsched.interop.msccl.planning.plan` tries its
+        candidates with, so that a refusal costs no merging.
     name, proto, min_bytes, max_bytes
         As :func:`~collsched.interop.msccl.export.to_xml`.
 
@@ -173,7 +180,7 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
     """
     from ...bounds import collective_bound
     from ...simulation import models, simulate
-    from .export import check_request, export_as_is, search
+    from .export import _to_xml, check_request, export_as_is, search
     from .fit import GRIDS, rounding
     from .lint import LimitError
 
@@ -182,7 +189,9 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, na
     check_request(collective, proto)   # before the lowering
     lowered = lower_any(platform, collective, schedule_or_program)   # once: exported (if it fits) and simulated
     changes: tuple = ()
-    if isinstance(schedule, ForestSchedule) and not strict:
+    if exact:
+        out = _to_xml(platform, collective, lowered, **options, merge=False)
+    elif isinstance(schedule, ForestSchedule) and not strict:
         fitted, out, err = search(platform, collective, schedule, options, grids=True, lowered=lowered)
         if fitted is None:
             raise LimitError(f"{err.what}; the forest does not fit in fewer chunks or with its shares on a grid of "

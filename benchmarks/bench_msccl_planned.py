@@ -1,0 +1,105 @@
+"""Every algorithm's MSCCL export against its schedule as planned: the two makespans under Fluid and what changed.
+
+Run: ``PYTHONPATH=python python benchmarks/bench_msccl_planned.py [FABRIC ...] [--kinds KIND,...]
+[--algorithms A,...] [--planned]`` (``FABRIC``
+as the round trip's: ``dgx2``, ``ndv2``, ``dgx_a100`` at 1 MiB, ``mi250`` at 4 kB, ``dgx2:2``,
+``ndv2:2``, ``dgx_a100:2``, ``mi250:2`` at 4 kB; default all but ``mi250:2``, whose forest takes minutes).
+For every registered algorithm of allgather, reducescatter, allreduce, broadcast and reduce (and alltoall on
+``ndv2``, ``mi250``, ``dgx2:2``), as ``tests/interop/test_msccl_roundtrip.py`` exports them (the forest on one
+chassis in 4 chunks, on two its own choice), prints one row: the schedule as planned lowered with its signals under
+Fluid (``Ready.planned_makespan``), the file's time (``Ready.makespan``, which the file read back takes exactly),
+their ratio, and which of ``msccl.ready``'s changes applied: ``signals`` (messages without data dropped), ``fit``
+(the forest in fewer chunks or its shares rounded), ``merged``, ``cut`` (to 71 chunks), ``serial`` (serialised on
+fewer channels), ``order`` (each thread block's steps in order added time); ``=`` where none did and the two times
+are equal to the last bit. A schedule ``to_xml`` refuses prints its one line. Last, the seconds and the load average
+(a machine shared with other jobs: the makespans are the model's, the seconds are rough).
+
+``--planned``: also the same algorithm planned in MSCCL's model (``msccl.plan``: the forest's shares on the chunk
+grid, a baseline without signals): its planned time, the file's, ``=`` when equal to the last bit (else the changes),
+and for the forest the grid and its throughput over the planner's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import collsched as cs
+from collsched.algorithms import registry
+from collsched.errors import CollschedError
+from collsched.interop import msccl
+
+from _cli import parser, run
+
+FABRICS = {"dgx2": (lambda: cs.topologies.dgx2(1), 2 ** 20), "ndv2": (lambda: cs.topologies.ndv2(1), 2 ** 20),
+           "dgx_a100": (lambda: cs.topologies.dgx_a100(1), 2 ** 20), "mi250": (lambda: cs.topologies.mi250(1), 4096),
+           "dgx2:2": (lambda: cs.topologies.dgx2(2), 4096), "ndv2:2": (lambda: cs.topologies.ndv2(2), 4096),
+           "dgx_a100:2": (lambda: cs.topologies.dgx_a100(2), 4096), "mi250:2": (lambda: cs.topologies.mi250(2), 4096)}
+KINDS = {"allgather": lambda h, size: cs.AllGather(participants=h, size=size),
+         "reducescatter": lambda h, size: cs.ReduceScatter(participants=h, size=size),
+         "allreduce": lambda h, size: cs.AllReduce(participants=h, size=size),
+         "broadcast": lambda h, size: cs.Broadcast(source=h[0], targets=h[1:], size=size),
+         "reduce": lambda h, size: cs.Reduce(participants=h, target=h[0], size=size),
+         "alltoall": lambda h, size: cs.AllToAll(senders=h, size=size)}
+ALLTOALL_FABRICS = ("ndv2", "mi250", "dgx2:2")
+# the first words of each of ready()'s changes -> its column tag
+TAGS = (("messages without data dropped", "signals"), ("the forest in", "fit"), ("the messages each pair", "merged"),
+        ("messages of more than", "cut"), ("messages serialised", "serial"), ("each thread block's steps", "order"))
+
+
+def tags(changes) -> str:
+    """The tags of ``changes`` (ready's phrases), comma-separated."""
+    return ",".join(tag for x in changes for key, tag in TAGS if key in x) or "="
+
+
+def planned_columns(g, c, algorithm: str, options: dict) -> str:
+    """``msccl.plan``'s columns: planned time, the file's, equal or the changes, the forest's grid."""
+    p = msccl.plan(g, c, algorithm=algorithm, **options)
+    r = p.ready
+    same = "=" if p.same else tags(r.changes)
+    grid = "" if p.grid is None else f"1/{p.grid.k}, {float(p.grid.throughput / p.planner_throughput):.4f}"
+    return f" {r.planned_makespan * 1e6:.3f} | {r.makespan * 1e6:.3f} | {same} | {grid} |"
+
+
+def main(fabrics: list[str], kinds: list[str], planned: bool, algorithms: list[str] | None = None) -> None:
+    more = " msccl.plan (us) | its file (us) | | grid, throughput |" if planned else ""
+    print(f"| fabric | size | collective | algorithm | planned (us) | file (us) | file/planned | changes |{more}")
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if planned else ""))
+    start = time.time()
+    for f in fabrics:
+        make, size = FABRICS[f]
+        g = make()
+        for kind in kinds:
+            if kind == "alltoall" and f not in ALLTOALL_FABRICS:
+                continue
+            c = KINDS[kind](list(g.hosts), size)
+            for a in registry.applicable(KINDS[kind](["h0", "h1", "h2"], 1.0)):
+                if algorithms is not None and a.name not in algorithms:
+                    continue
+                options = {"chunks": 4} if a.name == "forest" and ":" not in f else {}
+                head = f"| {f} | {size} | {kind} | {a.name} |"
+                try:
+                    r = msccl.ready(g, c, cs.plan(g, c, algorithm=a.name, **options))
+                except CollschedError as err:
+                    print(f"{head} | | | refused: {str(err).split(':')[0]} |", flush=True)
+                    continue
+                print(f"{head} {r.planned_makespan * 1e6:.3f} | {r.makespan * 1e6:.3f} | "
+                      f"{r.makespan / r.planned_makespan:.4f} | {tags(r.changes)} |"
+                      f"{planned_columns(g, c, a.name, options) if planned else ''}", flush=True)
+    print(f"{time.time() - start:.0f} s, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    ap = parser(__doc__)
+    ap.add_argument("fabrics", nargs="*", help="default: all but mi250:2")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated collectives (default: all six)")
+    ap.add_argument("--planned", action="store_true", help="also msccl.plan's planned time and file (see above)")
+    ap.add_argument("--algorithms", help="comma-separated algorithms (default: every registered one)")
+    args = ap.parse_args()
+    for given, known in ((args.fabrics, FABRICS), (args.kinds.split(","), KINDS),
+                         (args.algorithms.split(",") if args.algorithms else [], registry.names())):
+        bad = next((x for x in given if x not in known), None)
+        if bad is not None:
+            ap.error(f"{bad!r} is not one of {', '.join(known)}")
+    run(main, args.fabrics or [f for f in FABRICS if f != "mi250:2"], args.kinds.split(","), args.planned,
+        args.algorithms and args.algorithms.split(","))
