@@ -9,7 +9,7 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{SimConfig, SimError, StageTable, Tie};
+use super::{pages, SimConfig, SimError, StageTable, Tie};
 use crate::program::{Checked, Kind, ProgramView};
 
 /// No index (an unused message id has no send and no receive; a compute activity has no receive).
@@ -44,7 +44,8 @@ pub(super) struct ActRec {
     /// The stage whose end completes the send, and the one whose start starts the receive (`NONE` for a compute).
     pub done_at: u32,
     pub begins_at: u32,
-    /// The send op (the compute op of a compute activity) and the receive op (`NONE` for a compute).
+    /// The slot of the send op (of the compute op of a compute activity) and of the receive op (`NONE` for a
+    /// compute); see [`Layout::ops`].
     pub send_op: u32,
     pub recv_op: u32,
     /// Tie-break value (smaller first).
@@ -57,7 +58,7 @@ pub(super) struct ActRec {
 /// [`ActRec::wait`]: the last stage has ended, the receive is not posted yet.
 pub(super) const DELIVERED: u32 = u32::MAX - 1;
 
-/// One operation (12 bytes); its successors are `succ[succ_lo..next op's succ_lo]`.
+/// One operation (12 bytes) in its slot; its successors' slots are `succ[succ_lo..next slot's succ_lo]`.
 ///
 /// An operation is ready when `deps_left` reaches 0; for a receive, that is
 /// "posted" (a receive without dependencies is posted from the start, and
@@ -120,8 +121,11 @@ pub(super) struct Layout<'a> {
     /// Per-flow rate cap of each stage.
     cap: &'a [f64],
     pub acts: Vec<ActRec>,
-    /// One per operation plus a sentinel.
+    /// One per slot plus a sentinel: message `m`'s send in slot `2m`, its receive in `2m + 1`, then the
+    /// computations in operation order.
     pub ops: Vec<OpRec>,
+    /// The slot of each operation of the program.
+    pub slot: Vec<u32>,
     succ: Vec<u32>,
     /// Some stage is a flow.
     pub has_flows: bool,
@@ -257,8 +261,8 @@ impl<'a> Layout<'a> {
         let n_msgs = checked.send_of_msg.len();
         let n_compute = (0..n_ops).filter(|&o| p.op_kind[o] == Kind::Compute as i64).count();
         let n_acts = n_msgs + n_compute;
-        if n_ops >= NONE as usize || n_acts >= DONE as usize {
-            return Err(bad("more than 2^32 - 1 operations or 2^28 activities".into()));
+        if n_ops >= NONE as usize || 2 * n_msgs + n_compute >= NONE as usize || n_acts >= DONE as usize {
+            return Err(bad("more than 2^32 - 2 operation slots (two per message id, one per computation) or 2^28 activities".into()));
         }
         check_shapes(st, cfg, n_msgs, n_compute)?;
 
@@ -267,9 +271,9 @@ impl<'a> Layout<'a> {
             Tie::Fixed => None,
             Tie::Random(seed) => Some(ChaCha8Rng::seed_from_u64(seed)),
         };
-        let mut stages = Vec::with_capacity(st.kind.len());
+        let mut stages = pages::reserve(st.kind.len());
         let mut res = Vec::new();
-        let mut acts = Vec::with_capacity(n_acts);
+        let mut acts = pages::reserve(n_acts);
         let (mut has_flows, mut holds, mut flow_holds) = (false, false, false);
         for a in 0..n_acts {
             let (first, end) = (st.act_ptr[a] as usize, st.act_ptr[a + 1] as usize);
@@ -317,12 +321,14 @@ impl<'a> Layout<'a> {
             });
         }
 
-        // operations, with their successors (dependencies point to earlier operations)
-        let mut ops = Vec::with_capacity(n_ops + 1);
+        // operations, in slots: message m's send at 2m and its receive at 2m + 1, then the computations in
+        // operation order (what one message's end touches shares a cache line); slots of unused ids stay idle
+        let mut slot = pages::filled(n_ops, 0u32);
+        let mut ops = pages::filled(2 * n_msgs + n_compute + 1, OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
         let mut n_computes_seen = 0;
         for op in 0..n_ops {
             let kind = p.op_kind[op] as u8;
-            let act = if kind == Kind::Compute as u8 {
+            let (act, at) = if kind == Kind::Compute as u8 {
                 let a = n_msgs + n_computes_seen;
                 n_computes_seen += 1;
                 let (first, end) = (acts[a].first as usize, acts[a].last.wrapping_add(1) as usize);
@@ -333,37 +339,46 @@ impl<'a> Layout<'a> {
                         end - first
                     )));
                 }
-                acts[a].send_op = op as u32;
-                a as u32
+                let at = (n_msgs + a) as u32;
+                acts[a].send_op = at;
+                (a as u32, at)
             } else {
-                p.op_msg[op] as u32
+                let m = p.op_msg[op] as u32;
+                (m, 2 * m + u32::from(kind == Kind::Recv as u8))
             };
+            slot[op] = at;
             let deps_left = (p.dep_ptr[op + 1] - p.dep_ptr[op]) as u32;
-            ops.push(OpRec { succ_lo: 0, deps_left, act_kind: (kind as u32) << 30 | act });
+            ops[at as usize] = OpRec { succ_lo: 0, deps_left, act_kind: (kind as u32) << 30 | act };
         }
-        ops.push(OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
-        // count successors into succ_lo[d + 1], take prefix sums, fill by bumping succ_lo[d] (then one to the right), shift back
-        for &d in p.dep_idx {
-            ops[d as usize + 1].succ_lo += 1;
-        }
-        for o in 0..n_ops {
-            ops[o + 1].succ_lo += ops[o].succ_lo;
-        }
-        let mut succ = vec![0u32; p.dep_idx.len()];
-        for op in 0..n_ops {
-            for &d in p.deps(op) {
-                let slot = &mut ops[d as usize].succ_lo;
-                succ[*slot as usize] = op as u32;
-                *slot += 1;
+        for act in &mut acts[..n_msgs] {
+            if act.send_op != NONE {
+                (act.send_op, act.recv_op) = (slot[act.send_op as usize], slot[act.recv_op as usize]);
             }
         }
-        for o in (1..=n_ops).rev() {
+        // count successors into succ_lo[d + 1], take prefix sums, fill by bumping succ_lo[d] (then one to the
+        // right), shift back; each list in operation order
+        let n_slots = ops.len() - 1;
+        for &d in p.dep_idx {
+            ops[slot[d as usize] as usize + 1].succ_lo += 1;
+        }
+        for o in 0..n_slots {
+            ops[o + 1].succ_lo += ops[o].succ_lo;
+        }
+        let mut succ = pages::filled(p.dep_idx.len(), 0u32);
+        for op in 0..n_ops {
+            for &d in p.deps(op) {
+                let lo = &mut ops[slot[d as usize] as usize].succ_lo;
+                succ[*lo as usize] = slot[op];
+                *lo += 1;
+            }
+        }
+        for o in (1..=n_slots).rev() {
             ops[o].succ_lo = ops[o - 1].succ_lo;
         }
         ops[0].succ_lo = 0;
 
         let (chan_ptr, chan, cap) = (st.chan_ptr, st.chan, st.cap);
-        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows, holds, flow_holds })
+        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, slot, succ, has_flows, holds, flow_holds })
     }
 
     /// Exclusive resources of stage `s`.
@@ -422,6 +437,7 @@ impl<'a> Layout<'a> {
             cap: &[],
             acts: vec![],
             ops: vec![],
+            slot: vec![],
             succ: vec![],
             has_flows: false,
             holds: true,

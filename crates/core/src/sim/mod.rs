@@ -154,6 +154,7 @@
 mod arbiter;
 mod engine;
 mod layout;
+mod pages;
 mod queue;
 #[cfg(test)]
 mod tests;
