@@ -161,16 +161,16 @@ impl Engine<'_> {
         }
         let a = rec.act as usize;
         let act = self.l.acts[a];
-        if act.recv_op == NONE {
+        if a >= self.l.n_msgs {
             // a compute
-            self.finish(act.send_op as usize, t);
+            self.finish(self.l.send_slot(a), t);
             return;
         }
         if s == act.done_at as usize {
-            self.finish(act.send_op as usize, t);
+            self.finish(self.l.send_slot(a), t);
         }
         if s == act.last as usize {
-            let recv = act.recv_op as usize;
+            let recv = Layout::recv_slot(a);
             if self.l.ops[recv].deps_left == 0 {
                 self.finish(recv, t);
             } else {
@@ -229,9 +229,10 @@ impl Engine<'_> {
     #[inline]
     fn make_eligible(&mut self, s: usize, a: usize, t: f64) {
         let act = &mut self.l.acts[a];
-        if self.l.stages[s].needs_recv != 0 && self.l.ops[act.recv_op as usize].deps_left != 0 {
+        let recv = Layout::recv_slot(a);
+        if self.l.stages[s].needs_recv != 0 && self.l.ops[recv].deps_left != 0 {
             act.wait = s as u32;
-            self.l.ops[act.recv_op as usize].set_attention(true);
+            self.l.ops[recv].set_attention(true);
         } else {
             let prio = Priority { eligible: Time(t), tie: act.tie, stage: s as u32 };
             self.eligible(prio);
@@ -257,12 +258,13 @@ impl Engine<'_> {
         for i in 0..self.started.len() {
             let s = self.started[i] as usize;
             let rec = self.l.stages[s];
-            let act = &self.l.acts[rec.act as usize];
+            let a = rec.act as usize;
+            let act = &self.l.acts[a];
             if s == act.first as usize {
-                self.times[act.send_op as usize][0] = t; // the send (or compute) starts with stage 0
+                self.times[self.l.send_slot(a)][0] = t; // the send (or compute) starts with stage 0
             }
             if s == act.begins_at as usize {
-                let recv = act.recv_op as usize;
+                let recv = Layout::recv_slot(a);
                 self.times[recv][0] = t;
                 if self.l.ops[recv].deps_left != 0 {
                     self.l.ops[recv].set_attention(true); // to move the start to the post time
