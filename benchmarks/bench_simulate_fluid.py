@@ -52,7 +52,10 @@ With ``--phases``, prints instead the best time of each phase of
 ``cs.simulate`` (checking the program, routing its pairs, compiling the
 stage table, the Rust core, the results), of the whole call, and of the
 whole call less its Rust core (``front``, the core timed inside the same
-call); ``check`` to ``results`` add up to about ``whole``. The phases are
+call); ``check`` to ``results`` add up to about ``whole``; ``first`` is the
+first run's phases added up (a fresh process, which builds the platform's
+routes). Each case prints two rows: wall time, and the CPU time of the
+process (``time.process_time``), which a shared machine disturbs less. The phases are
 those of the package imported: with a package before the core's compile
 of the Fluid table (``collsched.simulation.fluid_core``), the Python
 compile's; so one script measures main and a branch (``PYTHONPATH``).
