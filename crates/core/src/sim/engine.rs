@@ -48,7 +48,7 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
     let has_flows = l.has_flows;
     let mut e = Engine {
         // zeroed pages come lazily from the system, and a first write finds its line in the cache
-        times: pages::filled(l.ops.len() - 1, [0.0; 2]),
+        times: pages::advised(vec![[0.0; 2]; l.ops.len() - 1]),
         ready: Vec::new(),
         events: EndQueue::new(),
         batch: Vec::new(),

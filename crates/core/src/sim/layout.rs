@@ -309,7 +309,7 @@ impl<'a> Layout<'a> {
 
         // operations, in slots: message m's send at 2m and its receive at 2m + 1, then the computations in
         // operation order (what one message's end touches shares a cache line); slots of unused ids stay idle
-        let mut slot = pages::filled(n_ops, 0u32);
+        let mut slot = pages::advised(vec![0u32; n_ops]);
         let mut ops = pages::filled(2 * n_msgs + n_compute + 1, OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
         let mut n_computes_seen = 0;
         for op in 0..n_ops {
@@ -343,7 +343,7 @@ impl<'a> Layout<'a> {
         for o in 0..n_slots {
             ops[o + 1].succ_lo += ops[o].succ_lo;
         }
-        let mut succ = pages::filled(p.dep_idx.len(), 0u32);
+        let mut succ = pages::advised(vec![0u32; p.dep_idx.len()]);
         for op in 0..n_ops {
             for &d in p.deps(op) {
                 let lo = &mut ops[slot[d as usize] as usize].succ_lo;

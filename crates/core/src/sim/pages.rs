@@ -17,6 +17,13 @@ pub(super) fn reserve<T>(n: usize) -> Vec<T> {
     v
 }
 
+/// `v` (fresh from `vec![0; n]`, whose large allocations the system hands out zeroed and untouched), its
+/// pages advised as in [`reserve`]: zeroed once, by the system, rather than again by a fill.
+pub(super) fn advised<T>(v: Vec<T>) -> Vec<T> {
+    advise_huge(v.as_ptr() as usize, v.capacity() * size_of::<T>());
+    v
+}
+
 /// `n` copies of `x`, in memory advised as in [`reserve`].
 pub(super) fn filled<T: Clone>(n: usize, x: T) -> Vec<T> {
     let mut v = reserve(n);
@@ -57,6 +64,8 @@ mod tests {
         assert_eq!((big.len(), big[0], big[(3 << 20) - 1]), (3 << 20, 7, 7));
         let small = filled(5, 1.5f64);
         assert_eq!(small, vec![1.5; 5]);
+        let zeros = advised(vec![[0.0f64; 2]; 1 << 20]);
+        assert!(zeros.len() == 1 << 20 && zeros.iter().all(|&x| x == [0.0; 2]));
         let mut r: Vec<u64> = reserve(1 << 20);
         assert!(r.is_empty() && r.capacity() >= 1 << 20);
         r.push(3);
