@@ -312,7 +312,7 @@ impl<'a> Layout<'a> {
         let mut slot = pages::advised(vec![0u32; n_ops]);
         let mut ops = pages::filled(2 * n_msgs + n_compute + 1, OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
         let mut n_computes_seen = 0;
-        for op in 0..n_ops {
+        for (op, op_slot) in slot.iter_mut().enumerate() {
             let kind = p.op_kind[op] as u8;
             let (act, at) = if kind == Kind::Compute as u8 {
                 let a = n_msgs + n_computes_seen;
@@ -330,7 +330,7 @@ impl<'a> Layout<'a> {
                 let m = p.op_msg[op] as u32;
                 (m, 2 * m + u32::from(kind == Kind::Recv as u8))
             };
-            slot[op] = at;
+            *op_slot = at;
             let deps_left = (p.dep_ptr[op + 1] - p.dep_ptr[op]) as u32;
             ops[at as usize] = OpRec { succ_lo: 0, deps_left, act_kind: (kind as u32) << 30 | act };
         }
