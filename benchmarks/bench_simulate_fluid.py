@@ -52,7 +52,10 @@ With ``--phases``, prints instead the best time of each phase of
 ``cs.simulate`` (checking the program, routing its pairs, compiling the
 stage table, the Rust core, the results), of the whole call, and of the
 whole call less its Rust core (``front``, the core timed inside the same
-call); ``check`` to ``results`` add up to about ``whole``. The phases are
+call); ``check`` to ``results`` add up to about ``whole``; ``first`` is the
+first run's phases added up (a fresh process, which builds the platform's
+routes). Each case prints two rows: wall time, and the CPU time of the
+process (``time.process_time``), which a shared machine disturbs less. The phases are
 those of the package imported: with a package before the core's compile
 of the Fluid table (``collsched.simulation.fluid_core``), the Python
 compile's; so one script measures main and a branch (``PYTHONPATH``).
@@ -121,26 +124,32 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
     in_core = getattr(sim, "fluid_stages", None)   # None: a package before the core's compile (main's, say)
 
     def timed(name, f):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         out = f()
         best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+        best[name + " cpu"] = min(best.get(name + " cpu", float("inf")), time.process_time() - cpu)
+        if first_run:
+            first[0] += time.perf_counter() - start
+            first[1] += time.process_time() - cpu
         return out
 
     def run(dense, table):
         return _core.simulate(len(dense.ranks), *sim._columns(dense), *table.arrays(), table.n_resources,
                               table.capacities, tie="fixed")
 
-    core_time = [0.0]
+    core_time = [0.0, 0.0]
     engine = _core.simulate
 
     def timed_engine(*args, **kw):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return engine(*args, **kw)
         finally:
-            core_time[0] = time.perf_counter() - start
+            core_time[:] = time.perf_counter() - start, time.process_time() - cpu
 
-    for _ in range(repeat):
+    first = [0.0, 0.0]   # the phases of the first run (which builds the platform's routes), added up
+    for run_index in range(repeat):
+        first_run = run_index == 0
         if in_core is None:
             dense = timed("check", lambda: sim._checked(program, model))
             ctx = timed("routes", lambda: (lambda c: (c.routes, c)[1])(Context(dense, p)))
@@ -161,13 +170,15 @@ def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
         del table, out
         _core.simulate = timed_engine
         try:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             cs.simulate(p, program, model=model)
-            whole = time.perf_counter() - start
+            whole, whole_cpu = time.perf_counter() - start, time.process_time() - cpu
         finally:
             _core.simulate = engine
-        best["whole"] = min(best.get("whole", float("inf")), whole)
-        best["front"] = min(best.get("front", float("inf")), whole - core_time[0])
+        for name, wall, cpu in (("whole", whole, whole_cpu), ("front", whole - core_time[0], whole_cpu - core_time[1])):
+            best[name] = min(best.get(name, float("inf")), wall)
+            best[name + " cpu"] = min(best.get(name + " cpu", float("inf")), cpu)
+    best["first"], best["first cpu"] = first
     return best
 
 
@@ -327,15 +338,21 @@ def main_phases(sizes: list[int], repeat: int) -> None:
         print("phases: check = _check_ranks, routes = the platform's host pairs (kept on it after the first call), "
               "compile = fluid_core.fluid_stages (the core's compile, which also sums the links' bytes), "
               "core = _core.simulate, results = the Trace")
-    print("front = whole less the core, timed inside the same call (its best over the runs)")
-    cols = ("check", "routes", "compile", "core", "results", "whole", "front")
-    print(f"{'topology':<9} {'N':>5} {'mode':<11} " + " ".join(f"{c:>8}" for c in cols))
+    print("front = whole less the core, timed inside the same call (its best over the runs); first = the phases of "
+          "the first run added up (a fresh process: it builds the platform's routes); each case on two rows, "
+          "wall time and CPU time of the process")
+    cols = ("check", "routes", "compile", "core", "results", "whole", "front", "first")
+    print(f"{'topology':<9} {'N':>5} {'mode':<11} {'':<4} " + " ".join(f"{c:>8}" for c in cols))
     for topology in TOPOLOGIES:
         for n in sizes:
             for mode in MODES:
                 r = in_child("phases", topology, str(n), mode, str(repeat))
-                cells = f"error: {r['error']}" if "error" in r else " ".join(f"{r[c]:>8.4f}" for c in cols)
-                print(f"{topology:<9} {n:>5} {mode:<11} {cells}", flush=True)
+                if "error" in r:
+                    print(f"{topology:<9} {n:>5} {mode:<11} error: {r['error']}", flush=True)
+                    continue
+                for clock, suffix in (("wall", ""), ("cpu", " cpu")):
+                    cells = " ".join(f"{r[c + suffix]:>8.4f}" for c in cols)
+                    print(f"{topology:<9} {n:>5} {mode:<11} {clock:<4} {cells}", flush=True)
     print(f"load average after: {load()}")
 
 

@@ -76,10 +76,10 @@ impl Arbiter {
 
     /// A stage holding `resources` ended.
     #[inline]
-    pub fn release(&mut self, resources: &[u32]) {
+    pub fn release(&mut self, resources: &[i64]) {
         for &r in resources {
             self.busy[r as usize] = false;
-            self.freed.push(r);
+            self.freed.push(r as u32);
         }
     }
 
@@ -175,7 +175,7 @@ mod tests {
     use super::*;
     use crate::sim::time::Time;
 
-    fn layout(res: &[&[u32]]) -> Layout<'static> {
+    fn layout(res: &[&[i64]]) -> Layout<'static> {
         Layout::with_resources(res)
     }
 

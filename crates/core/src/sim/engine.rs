@@ -9,6 +9,7 @@
 //! duration ends at `t` again, which the next step handles.
 
 use super::arbiter::Arbiter;
+use super::pages;
 use super::layout::{Layout, DELIVERED, FLOW, NONE, RECV};
 use super::queue::EndQueue;
 use super::time::{Priority, Time};
@@ -20,8 +21,8 @@ const SAME_INSTANT: f64 = 1e-12;
 
 struct Engine<'a> {
     l: Layout<'a>,
-    op_start: Vec<f64>,
-    op_end: Vec<f64>,
+    /// Start and end time of the operation in each slot (see [`Layout::ops`]).
+    times: Vec<[f64; 2]>,
     /// Operations that became ready and are not handled yet.
     ready: Vec<u32>,
     events: EndQueue,
@@ -42,13 +43,12 @@ struct Engine<'a> {
 }
 
 pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError> {
-    let n_ops = l.ops.len() - 1;
+    let n_ops = l.slot.len();
     let n_stages = l.stages.len();
     let has_flows = l.has_flows;
     let mut e = Engine {
         // zeroed pages come lazily from the system, and a first write finds its line in the cache
-        op_start: vec![0.0; n_ops],
-        op_end: vec![0.0; n_ops],
+        times: pages::advised(vec![[0.0; 2]; l.ops.len() - 1]),
         ready: Vec::new(),
         events: EndQueue::new(),
         batch: Vec::new(),
@@ -65,9 +65,10 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
     // what is ready at 0 (a receive without dependencies is simply posted: nothing to do)
     let mut now = 0.0;
     for op in 0..n_ops {
-        let rec = e.l.ops[op];
+        let at = e.l.slot[op];
+        let rec = e.l.ops[at as usize];
         if rec.deps_left == 0 && rec.kind() != RECV {
-            e.ready.push(op as u32);
+            e.ready.push(at);
             e.drain_ready(now);
         }
     }
@@ -79,7 +80,7 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
         e.start_stages(now);
     }
     if e.n_done < n_ops {
-        let stuck = (0..n_ops).filter(|&op| !e.l.ops[op].done()).take(8).collect();
+        let stuck = (0..n_ops).filter(|&op| !e.l.ops[e.l.slot[op] as usize].done()).take(8).collect();
         return Err(SimError::Deadlock { stuck });
     }
     let channel_busy = match &e.fluid {
@@ -89,10 +90,17 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
         }
         None => vec![0.0; cfg.capacities.len()],
     };
-    let makespan = e.op_end.iter().copied().fold(0.0, f64::max);
+    // back to operation order
+    let (mut op_start, mut op_end) = (pages::reserve(n_ops), pages::reserve(n_ops));
+    for &at in &e.l.slot {
+        let [start, end] = e.times[at as usize];
+        op_start.push(start);
+        op_end.push(end);
+    }
+    let makespan = op_end.iter().copied().fold(0.0, f64::max);
     Ok(SimOutcome {
-        op_start: e.op_start,
-        op_end: e.op_end,
+        op_start,
+        op_end,
         resource_busy: e.resource_busy,
         channel_busy,
         events: e.n_events,
@@ -153,16 +161,16 @@ impl Engine<'_> {
         }
         let a = rec.act as usize;
         let act = self.l.acts[a];
-        if act.recv_op == NONE {
+        if a >= self.l.n_msgs {
             // a compute
-            self.finish(act.send_op as usize, t);
+            self.finish(self.l.send_slot(a), t);
             return;
         }
         if s == act.done_at as usize {
-            self.finish(act.send_op as usize, t);
+            self.finish(self.l.send_slot(a), t);
         }
         if s == act.last as usize {
-            let recv = act.recv_op as usize;
+            let recv = Layout::recv_slot(a);
             if self.l.ops[recv].deps_left == 0 {
                 self.finish(recv, t);
             } else {
@@ -175,7 +183,7 @@ impl Engine<'_> {
     }
 
     fn finish(&mut self, op: usize, t: f64) {
-        self.op_end[op] = t;
+        self.times[op][1] = t;
         self.n_done += 1;
         self.l.ops[op].set_done();
         let (lo, hi) = (self.l.ops[op].succ_lo, self.l.ops[op + 1].succ_lo);
@@ -202,7 +210,7 @@ impl Engine<'_> {
                     let tie = act.tie;
                     // posted now: the receive began with stage `begins_at`, but not before
                     if wait == NONE || wait == DELIVERED || wait > begins_at {
-                        self.op_start[op as usize] = t;
+                        self.times[op as usize][0] = t;
                     }
                     if wait == DELIVERED {
                         self.finish(op as usize, t);
@@ -221,9 +229,10 @@ impl Engine<'_> {
     #[inline]
     fn make_eligible(&mut self, s: usize, a: usize, t: f64) {
         let act = &mut self.l.acts[a];
-        if self.l.stages[s].needs_recv != 0 && self.l.ops[act.recv_op as usize].deps_left != 0 {
+        let recv = Layout::recv_slot(a);
+        if self.l.stages[s].needs_recv != 0 && self.l.ops[recv].deps_left != 0 {
             act.wait = s as u32;
-            self.l.ops[act.recv_op as usize].set_attention(true);
+            self.l.ops[recv].set_attention(true);
         } else {
             let prio = Priority { eligible: Time(t), tie: act.tie, stage: s as u32 };
             self.eligible(prio);
@@ -249,13 +258,14 @@ impl Engine<'_> {
         for i in 0..self.started.len() {
             let s = self.started[i] as usize;
             let rec = self.l.stages[s];
-            let act = &self.l.acts[rec.act as usize];
+            let a = rec.act as usize;
+            let act = &self.l.acts[a];
             if s == act.first as usize {
-                self.op_start[act.send_op as usize] = t; // the send (or compute) starts with stage 0
+                self.times[self.l.send_slot(a)][0] = t; // the send (or compute) starts with stage 0
             }
             if s == act.begins_at as usize {
-                let recv = act.recv_op as usize;
-                self.op_start[recv] = t;
+                let recv = Layout::recv_slot(a);
+                self.times[recv][0] = t;
                 if self.l.ops[recv].deps_left != 0 {
                     self.l.ops[recv].set_attention(true); // to move the start to the post time
                 }

@@ -4,12 +4,23 @@
 //! The loop touches, per message, one stage record, one activity record and
 //! the records of its two operations, so each is a small struct (array of
 //! structs) rather than one column per field: on a million messages, the
-//! number of cache lines touched per event is what sets the pace.
+//! number of cache lines touched per event is what sets the pace, and so is
+//! the memory written once (every fresh page is a fault that the system
+//! zeroes). Hence:
+//!
+//! - a stage is 16 bytes and an activity 24: what the stage table already
+//!   holds (resources, channels, caps) is read from it, not copied;
+//! - operations live in **slots**, message `m`'s send in slot `2m` and its
+//!   receive in `2m + 1`, then the computations: the records and the times
+//!   of both ends of a message share a cache line, and an activity's slots
+//!   follow from its index. The times go back to operation order once, at
+//!   the end;
+//! - the large arrays are advised onto huge pages (`pages.rs`).
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{SimConfig, SimError, StageTable, Tie};
+use super::{pages, SimConfig, SimError, StageTable, Tie};
 use crate::program::{Checked, Kind, ProgramView};
 
 /// No index (an unused message id has no send and no receive; a compute activity has no receive).
@@ -19,10 +30,7 @@ pub(super) const HOLD: u8 = 0;
 pub(super) const DELAY: u8 = 1;
 pub(super) const FLOW: u8 = 2;
 
-/// Resources of a stage are stored inline up to this many.
-const INLINE: usize = 2;
-
-/// One stage (24 bytes).
+/// One stage (16 bytes; its resources, read only when `n_res > 0`, stay in the stage table).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct StageRec {
     /// Seconds (hold, delay) or bytes (flow).
@@ -31,11 +39,10 @@ pub(super) struct StageRec {
     pub kind: u8,
     pub needs_recv: u8,
     pub n_res: u16,
-    /// The resources if `n_res <= 2`, else `[offset into Layout::res, _]`.
-    res: [u32; INLINE],
 }
 
-/// One activity, with the engine's mutable state of it (32 bytes).
+/// One activity, with the engine's mutable state of it (24 bytes; its operations' slots follow from its index,
+/// see [`Layout::send_slot`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ActRec {
     /// First and last stage (absolute indices).
@@ -44,9 +51,6 @@ pub(super) struct ActRec {
     /// The stage whose end completes the send, and the one whose start starts the receive (`NONE` for a compute).
     pub done_at: u32,
     pub begins_at: u32,
-    /// The send op (the compute op of a compute activity) and the receive op (`NONE` for a compute).
-    pub send_op: u32,
-    pub recv_op: u32,
     /// Tie-break value (smaller first).
     pub tie: u32,
     /// Engine state of a message whose receive is not posted yet: `NONE`, [`DELIVERED`],
@@ -57,7 +61,7 @@ pub(super) struct ActRec {
 /// [`ActRec::wait`]: the last stage has ended, the receive is not posted yet.
 pub(super) const DELIVERED: u32 = u32::MAX - 1;
 
-/// One operation (12 bytes); its successors are `succ[succ_lo..next op's succ_lo]`.
+/// One operation (12 bytes) in its slot; its successors' slots are `succ[succ_lo..next slot's succ_lo]`.
 ///
 /// An operation is ready when `deps_left` reaches 0; for a receive, that is
 /// "posted" (a receive without dependencies is posted from the start, and
@@ -111,17 +115,23 @@ pub(super) const RECV: u32 = Kind::Recv as u32;
 /// Everything the event loop needs to know about the program and its stages (the flows' channels and
 /// caps borrowed from the stage table, as they are read once per flow).
 pub(super) struct Layout<'a> {
+    /// Message ids: activities `0..n_msgs` are messages, the rest computations.
+    pub n_msgs: usize,
     pub stages: Vec<StageRec>,
-    /// Resources of stages that have more than [`INLINE`].
-    res: Vec<u32>,
+    /// Exclusive resources of stage `s`: `res[res_ptr[s]..res_ptr[s + 1]]`.
+    res_ptr: &'a [i64],
+    res: &'a [i64],
     /// Fluid channels of stage `s`: `chan[chan_ptr[s]..chan_ptr[s + 1]]`.
     chan_ptr: &'a [i64],
     chan: &'a [i64],
     /// Per-flow rate cap of each stage.
     cap: &'a [f64],
     pub acts: Vec<ActRec>,
-    /// One per operation plus a sentinel.
+    /// One per slot plus a sentinel: message `m`'s send in slot `2m`, its receive in `2m + 1`, then the
+    /// computations in operation order.
     pub ops: Vec<OpRec>,
+    /// The slot of each operation of the program.
+    pub slot: Vec<u32>,
     succ: Vec<u32>,
     /// Some stage is a flow.
     pub has_flows: bool,
@@ -187,15 +197,8 @@ fn check_shapes(st: &StageTable, cfg: &SimConfig, n_msgs: usize, n_compute: usiz
     check_csr("chan_ptr", st.chan_ptr, n_stages, "chan", st.chan.len())
 }
 
-/// Check stage `s` of activity `a` and pack it; resources past the inline ones go to `overflow`.
-fn pack_stage(
-    st: &StageTable,
-    cfg: &SimConfig,
-    s: usize,
-    a: usize,
-    is_msg: bool,
-    overflow: &mut Vec<u32>,
-) -> Result<StageRec, SimError> {
+/// Check stage `s` of activity `a` and pack it.
+fn pack_stage(st: &StageTable, cfg: &SimConfig, s: usize, a: usize, is_msg: bool) -> Result<StageRec, SimError> {
     let at = || format!("stage {s} ({} activity {a})", if is_msg { "message" } else { "compute" });
     let kind = st.kind[s];
     if !(0..=2).contains(&kind) {
@@ -239,16 +242,7 @@ fn pack_stage(
     if kind == FLOW as i64 && (st.cap[s].is_nan() || st.cap[s] <= 0.0) {
         return Err(bad(format!("{}: cap = {}, must be > 0 (f64::INFINITY: no cap)", at(), st.cap[s])));
     }
-    let mut res = [0u32; INLINE];
-    if rs.len() <= INLINE {
-        for (slot, &r) in res.iter_mut().zip(rs) {
-            *slot = r as u32;
-        }
-    } else {
-        res[0] = overflow.len() as u32;
-        overflow.extend(rs.iter().map(|&r| r as u32));
-    }
-    Ok(StageRec { amount, act: a as u32, kind: kind as u8, needs_recv, n_res: rs.len() as u16, res })
+    Ok(StageRec { amount, act: a as u32, kind: kind as u8, needs_recv, n_res: rs.len() as u16 })
 }
 
 impl<'a> Layout<'a> {
@@ -257,8 +251,8 @@ impl<'a> Layout<'a> {
         let n_msgs = checked.send_of_msg.len();
         let n_compute = (0..n_ops).filter(|&o| p.op_kind[o] == Kind::Compute as i64).count();
         let n_acts = n_msgs + n_compute;
-        if n_ops >= NONE as usize || n_acts >= DONE as usize {
-            return Err(bad("more than 2^32 - 1 operations or 2^28 activities".into()));
+        if n_ops >= NONE as usize || 2 * n_msgs + n_compute >= NONE as usize || n_acts >= DONE as usize {
+            return Err(bad("more than 2^32 - 2 operation slots (two per message id, one per computation) or 2^28 activities".into()));
         }
         check_shapes(st, cfg, n_msgs, n_compute)?;
 
@@ -267,15 +261,14 @@ impl<'a> Layout<'a> {
             Tie::Fixed => None,
             Tie::Random(seed) => Some(ChaCha8Rng::seed_from_u64(seed)),
         };
-        let mut stages = Vec::with_capacity(st.kind.len());
-        let mut res = Vec::new();
-        let mut acts = Vec::with_capacity(n_acts);
+        let mut stages = pages::reserve(st.kind.len());
+        let mut acts = pages::reserve(n_acts);
         let (mut has_flows, mut holds, mut flow_holds) = (false, false, false);
         for a in 0..n_acts {
             let (first, end) = (st.act_ptr[a] as usize, st.act_ptr[a + 1] as usize);
             let is_msg = a < n_msgs;
             for s in first..end {
-                let rec = pack_stage(st, cfg, s, a, is_msg, &mut res)?;
+                let rec = pack_stage(st, cfg, s, a, is_msg)?;
                 has_flows |= rec.kind == FLOW;
                 holds |= rec.n_res > 0;
                 flow_holds |= rec.kind == FLOW && rec.n_res > 0;
@@ -285,10 +278,9 @@ impl<'a> Layout<'a> {
                 None => a as u32,
                 Some(rng) => rng.next_u32(),
             };
-            let (mut send_op, mut recv_op, mut done_at, mut begins_at) = (NONE, NONE, NONE, NONE);
+            let (mut done_at, mut begins_at) = (NONE, NONE);
             if is_msg && checked.send_of_msg[a] != usize::MAX {
-                send_op = checked.send_of_msg[a] as u32;
-                recv_op = checked.recv_of_msg[a] as u32;
+                let (send_op, recv_op) = (checked.send_of_msg[a], checked.recv_of_msg[a]);
                 let len = (end - first) as i64;
                 if len == 0 {
                     return Err(bad(format!(
@@ -310,19 +302,19 @@ impl<'a> Layout<'a> {
                 last: (end as u32).wrapping_sub(1), // wraps for an activity with no stage, which never runs
                 done_at,
                 begins_at,
-                send_op,
-                recv_op,
                 tie,
                 wait: NONE,
             });
         }
 
-        // operations, with their successors (dependencies point to earlier operations)
-        let mut ops = Vec::with_capacity(n_ops + 1);
+        // operations, in slots: message m's send at 2m and its receive at 2m + 1, then the computations in
+        // operation order (what one message's end touches shares a cache line); slots of unused ids stay idle
+        let mut slot = pages::advised(vec![0u32; n_ops]);
+        let mut ops = pages::filled(2 * n_msgs + n_compute + 1, OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
         let mut n_computes_seen = 0;
-        for op in 0..n_ops {
+        for (op, op_slot) in slot.iter_mut().enumerate() {
             let kind = p.op_kind[op] as u8;
-            let act = if kind == Kind::Compute as u8 {
+            let (act, at) = if kind == Kind::Compute as u8 {
                 let a = n_msgs + n_computes_seen;
                 n_computes_seen += 1;
                 let (first, end) = (acts[a].first as usize, acts[a].last.wrapping_add(1) as usize);
@@ -333,50 +325,61 @@ impl<'a> Layout<'a> {
                         end - first
                     )));
                 }
-                acts[a].send_op = op as u32;
-                a as u32
+                (a as u32, (n_msgs + a) as u32)
             } else {
-                p.op_msg[op] as u32
+                let m = p.op_msg[op] as u32;
+                (m, 2 * m + u32::from(kind == Kind::Recv as u8))
             };
+            *op_slot = at;
             let deps_left = (p.dep_ptr[op + 1] - p.dep_ptr[op]) as u32;
-            ops.push(OpRec { succ_lo: 0, deps_left, act_kind: (kind as u32) << 30 | act });
+            ops[at as usize] = OpRec { succ_lo: 0, deps_left, act_kind: (kind as u32) << 30 | act };
         }
-        ops.push(OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
-        // count successors into succ_lo[d + 1], take prefix sums, fill by bumping succ_lo[d] (then one to the right), shift back
+        // count successors into succ_lo[d + 1], take prefix sums, fill by bumping succ_lo[d] (then one to the
+        // right), shift back; each list in operation order
+        let n_slots = ops.len() - 1;
         for &d in p.dep_idx {
-            ops[d as usize + 1].succ_lo += 1;
+            ops[slot[d as usize] as usize + 1].succ_lo += 1;
         }
-        for o in 0..n_ops {
+        for o in 0..n_slots {
             ops[o + 1].succ_lo += ops[o].succ_lo;
         }
-        let mut succ = vec![0u32; p.dep_idx.len()];
+        let mut succ = pages::advised(vec![0u32; p.dep_idx.len()]);
         for op in 0..n_ops {
             for &d in p.deps(op) {
-                let slot = &mut ops[d as usize].succ_lo;
-                succ[*slot as usize] = op as u32;
-                *slot += 1;
+                let lo = &mut ops[slot[d as usize] as usize].succ_lo;
+                succ[*lo as usize] = slot[op];
+                *lo += 1;
             }
         }
-        for o in (1..=n_ops).rev() {
+        for o in (1..=n_slots).rev() {
             ops[o].succ_lo = ops[o - 1].succ_lo;
         }
         ops[0].succ_lo = 0;
 
-        let (chan_ptr, chan, cap) = (st.chan_ptr, st.chan, st.cap);
-        Ok(Layout { stages, res, chan_ptr, chan, cap, acts, ops, succ, has_flows, holds, flow_holds })
+        let (res_ptr, res, chan_ptr, chan, cap) = (st.res_ptr, st.res, st.chan_ptr, st.chan, st.cap);
+        Ok(Layout { n_msgs, stages, res_ptr, res, chan_ptr, chan, cap, acts, ops, slot, succ, has_flows, holds, flow_holds })
+    }
+
+    /// The slot of activity `a`'s send (of its computation, for a compute activity).
+    #[inline]
+    pub fn send_slot(&self, a: usize) -> usize {
+        if a < self.n_msgs {
+            2 * a
+        } else {
+            self.n_msgs + a
+        }
+    }
+
+    /// The slot of message activity `a`'s receive.
+    #[inline]
+    pub fn recv_slot(a: usize) -> usize {
+        2 * a + 1
     }
 
     /// Exclusive resources of stage `s`.
     #[inline]
-    pub fn res_of(&self, s: usize) -> &[u32] {
-        let rec = &self.stages[s];
-        let n = rec.n_res as usize;
-        if n <= INLINE {
-            &rec.res[..n]
-        } else {
-            let at = rec.res[0] as usize;
-            &self.res[at..at + n]
-        }
+    pub fn res_of(&self, s: usize) -> &'a [i64] {
+        &self.res[self.res_ptr[s] as usize..self.res_ptr[s + 1] as usize]
     }
 
     /// Fluid channels of stage `s` (a flow stage; checked in range).
@@ -399,29 +402,28 @@ impl<'a> Layout<'a> {
 
     /// A layout of stages holding the given resources, and nothing else (for the arbiter's tests).
     #[cfg(test)]
-    pub fn with_resources(res: &[&[u32]]) -> Layout<'static> {
-        let mut overflow = Vec::new();
+    pub fn with_resources(res: &[&[i64]]) -> Layout<'static> {
+        let mut ptr = vec![0i64];
+        let mut flat = Vec::new();
+        for rs in res {
+            flat.extend_from_slice(rs);
+            ptr.push(flat.len() as i64);
+        }
         let stages = res
             .iter()
-            .map(|rs| {
-                let mut inline = [0u32; INLINE];
-                if rs.len() <= INLINE {
-                    inline[..rs.len()].copy_from_slice(rs);
-                } else {
-                    inline[0] = overflow.len() as u32;
-                    overflow.extend_from_slice(rs);
-                }
-                StageRec { amount: 0.0, act: 0, kind: HOLD, needs_recv: 0, n_res: rs.len() as u16, res: inline }
-            })
+            .map(|rs| StageRec { amount: 0.0, act: 0, kind: HOLD, needs_recv: 0, n_res: rs.len() as u16 })
             .collect();
         Layout {
+            n_msgs: 0,
             stages,
-            res: overflow,
+            res_ptr: Vec::leak(ptr),
+            res: Vec::leak(flat),
             chan_ptr: &[],
             chan: &[],
             cap: &[],
             acts: vec![],
             ops: vec![],
+            slot: vec![],
             succ: vec![],
             has_flows: false,
             holds: true,

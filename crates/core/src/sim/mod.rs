@@ -61,7 +61,8 @@
 //! # Performance
 //!
 //! One pass packs the program and the stages into small records (a stage,
-//! an activity and an operation each fit in a fraction of a cache line);
+//! an activity and an operation each fit in a fraction of a cache line; the
+//! two operations of a message side by side, see `layout.rs`);
 //! the loop then does no allocation per event: a radix heap of stage ends
 //! that hands out every end of one instant at once (`queue.rs`),
 //! dependency counters, and waiting stages parked, each on one busy resource
@@ -154,6 +155,7 @@
 mod arbiter;
 mod engine;
 mod layout;
+mod pages;
 mod queue;
 #[cfg(test)]
 mod tests;

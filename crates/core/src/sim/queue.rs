@@ -28,11 +28,19 @@ pub(super) struct EndQueue {
     mins: [u64; 65],
     /// Bit `i - 1` set: bucket `i > 0` is not empty.
     mask: u64,
+    /// Room for sorting a large batch.
+    scratch: Vec<u32>,
 }
 
 impl EndQueue {
     pub fn new() -> EndQueue {
-        EndQueue { last: 0, buckets: (0..65).map(|_| Vec::new()).collect(), mins: [u64::MAX; 65], mask: 0 }
+        EndQueue {
+            last: 0,
+            buckets: (0..65).map(|_| Vec::new()).collect(),
+            mins: [u64::MAX; 65],
+            mask: 0,
+            scratch: Vec::new(),
+        }
     }
 
     #[inline]
@@ -90,7 +98,38 @@ impl EndQueue {
             self.buckets[i] = from; // keep its allocation
         }
         out.extend(self.buckets[0].drain(..).map(|(_, s)| s));
-        out.sort_unstable();
+        if out.len() < RADIX_FROM {
+            out.sort_unstable();
+        } else {
+            radix_sort(out, &mut self.scratch);
+        }
+    }
+}
+
+/// Batches of at least this many ends are sorted by [`radix_sort`] (a million ends at one instant is common).
+const RADIX_FROM: usize = 1 << 12;
+
+/// Sort `v` increasingly: two stable counting passes on 16-bit digits, least significant first, through
+/// `scratch` (`O(n + 2^16)`, against `O(n log n)` comparisons).
+fn radix_sort(v: &mut Vec<u32>, scratch: &mut Vec<u32>) {
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    let mut count = vec![0usize; 1 << 16];
+    for shift in [0, 16] {
+        count.fill(0);
+        for &x in v.iter() {
+            count[(x >> shift) as usize & 0xffff] += 1;
+        }
+        let mut at = 0;
+        for c in count.iter_mut() {
+            (*c, at) = (at, at + *c);
+        }
+        for &x in v.iter() {
+            let d = (x >> shift) as usize & 0xffff;
+            scratch[count[d]] = x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, scratch);
     }
 }
 
@@ -145,6 +184,27 @@ mod tests {
             assert_eq!(got, want);
         }
         assert!(h.is_empty());
+    }
+
+    #[test]
+    fn a_large_instant_comes_out_sorted_by_stage() {
+        // past RADIX_FROM ends at one instant, stage ids spread over all 32 bits, some repeated
+        let mut q = EndQueue::new();
+        let mut x: u32 = 7;
+        let mut want = Vec::new();
+        for i in 0..3 * RADIX_FROM as u32 {
+            x = x.wrapping_mul(2654435761).wrapping_add(12345);
+            let s = if i % 5 == 0 { i / 5 } else { x };
+            q.push(1.5, s);
+            want.push(s);
+        }
+        q.push(2.0, 1);
+        want.sort_unstable();
+        let mut out = Vec::new();
+        q.take_min(&mut out);
+        assert_eq!(out, want);
+        q.take_min(&mut out);
+        assert_eq!(out, vec![1]);
     }
 
     #[test]

@@ -360,6 +360,34 @@ fn deadlock_names_at_most_eight_lowest_ops() {
 }
 
 #[test]
+fn times_come_back_in_operation_order() {
+    // the engine keeps operations in slots (message m's send, its receive, then the computations); here the
+    // program lists a computation first and a receive before its send, and the times must land on each op
+    let mut p = Prog::new(2);
+    let c = p.compute(0, &[]); // op 0: 2 s on rank 0's cpu
+    let r1 = p.recv(0, 1, 1, &[]); // op 1: rank 0 receives m1
+    let s0 = p.send(0, 1, 0, &[]); // op 2: rank 0 sends m0
+    let r0 = p.recv(1, 0, 0, &[]); // op 3
+    let s1 = p.send(1, 0, 1, &[r0]); // op 4: rank 1 answers once m0 is in
+    let mut s = Stages::new();
+    s.sync(0, 1, 1.0);
+    s.sync(1, 0, 1.0);
+    s.compute(0, 2.0);
+    let out = run(&p, &s, 2, &[], Tie::Fixed).unwrap();
+    assert_eq!([c, r1, s0, r0, s1], [0, 1, 2, 3, 4]);
+    assert_eq!(out.op_start, vec![0.0, 1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(out.op_end, vec![2.0, 2.0, 1.0, 1.0, 2.0]);
+    // m0 only after m1 is in: a cycle; the stuck ops are named in program order, the computation completes
+    p.dep_idx.insert(0, r1 as i64);
+    for d in &mut p.dep_ptr[3..] {
+        *d += 1;
+    }
+    assert_eq!(p.dep_idx[p.dep_ptr[s0] as usize..p.dep_ptr[s0 + 1] as usize], [r1 as i64]);
+    let err = run(&p, &s, 2, &[], Tie::Fixed).unwrap_err();
+    assert_eq!(err, SimError::Deadlock { stuck: vec![1, 2, 3, 4] });
+}
+
+#[test]
 fn unmatched_message_is_a_structure_error() {
     let mut p = Prog::new(2);
     p.send(0, 1, 0, &[]);
