@@ -89,6 +89,21 @@ pieces. A node of an in-tree combines its operand's piece with all its
 children's in one computation (``task_cost`` pro rata of the piece, once
 per operand combined).
 
+**Pacing** (a series in rounds). A message that carries only its sender's
+own data (a root's block, a leaf's operand: nothing it received) also waits
+for the receives, on its sender, of the messages sent to it ``window``
+rounds before; a message with a piece its sender received or combined
+already waits for the receive (or computation) that gave it. Without that
+wait, nothing but its own pair held a root back: the roots ran ahead of the
+relays and took the links' equal shares from them (random platform 191802
+of ``tests/steady_state/random_platforms.py``, all-gather: 0.87709 of the
+claimed rate under ``Fluid``; paced, the claim to float noise: the test
+``test_random_platform_191802_allgather_runs_at_its_claim``). Unit messages
+are not paced (a unit's equal share is already its tree's share, and paced
+units fell below the claimed rate of a random all-reduce, seed 33), nor is
+one collective (its roots run ahead by its chunks at most, and its claim is
+a makespan, not a rate).
+
 Examples
 --------
 Ring trees on a 3-host star: every host forwards the blocks of the others, in 2 chunks (3 rounds).

@@ -140,6 +140,10 @@ class _Lowering:
                         keys.add(key)
                         self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
         self.in_flight: dict[tuple[str, str], list[int]] = {}
+        #: per round and rank, the receives of the messages sent to it in that round (kept ``window`` rounds)
+        self.received: dict[int, dict[str, list[int]]] = {}
+        #: a series in rounds paces its own data (module docstring of :mod:`~collsched.schedules.forest`, *Pacing*)
+        self.paced = f.messages == "round" and collective.kind == "series"
         self.held: dict[tuple, Piece] = {}
 
     def group(self, g: int, j: int, a: int, u: str, v: str) -> tuple:
@@ -154,21 +158,27 @@ class _Lowering:
         starts = []
         for k in range(items + self.last):
             starts.append(self.b.n_ops)
+            self.received.pop(k - self.f.window - 1, None)  # no send waits for these any more
             out: dict[tuple, list[tuple[Piece, tuple[int, int]]]] = {}
+            relays: set[tuple] = set()  # the messages with a piece their sender received (or made of received ones)
             for j, acts in enumerate(self.actions):
                 for a in range(len(self.atoms[j])):
                     for g, what, u, v in acts:
                         if 0 <= k - g < items:
-                            piece = self.act(j, a, k - g, what, u, v)
+                            piece, own = self.act(j, a, k - g, what, u, v)
                             if piece is not None:
-                                out.setdefault(self.group(g, j, a, u, v), []).append(
-                                    (piece, (k - g, self.region[j][1])))
+                                key = self.group(g, j, a, u, v)
+                                out.setdefault(key, []).append((piece, (k - g, self.region[j][1])))
+                                if not own:
+                                    relays.add(key)
             for key, pieces in out.items():
                 u, v = key[-2:]
-                self.send(u, v, pieces)
+                self.send(u, v, pieces, k, key not in relays)
         return starts
 
-    def act(self, j: int, a: int, item: int, what: str, u: str, v: str | None) -> Piece | None:
+    def act(self, j: int, a: int, item: int, what: str, u: str, v: str | None) -> tuple[Piece | None, bool]:
+        """The piece ``u`` sends to ``v`` (None: none, or ``u`` is the root of an in-tree), and whether it is
+        ``u``'s own data (a root's block, a leaf's operand) rather than one it received or combined."""
         inst, chunk = divmod(item, self.f.chunks)
         start, size = self.atoms[j][a]
         offset, length = self.region[j]
@@ -177,28 +187,33 @@ class _Lowering:
         key = (j, a, item)
         root = self.f.trees[j].root
         if what == "send":  # all-gather: the root's block, or (all-reduce) the reduced piece the root made
-            return self.held.get((*key, root)) if self.f.kind == "allreduce" else \
-                Piece(self.base.block_of(self.platform, inst, root), *rng)
+            if self.f.kind == "allreduce":
+                return self.held.get((*key, root)), False
+            return Piece(self.base.block_of(self.platform, inst, root), *rng), u == root
         # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
         own = Piece(self.base.operand(inst, self.position[u]), *rng)
         received = self.held.pop((*key, u), [])
         result = self.combine(u, own, received, (item, self.region[j][1]))
         if v is None:
             self.held[(*key, u)] = result
-            return None
+            return None, False
         self.held.setdefault((*key, v), []).append(result)
-        return result
+        return result, not received
 
-    def send(self, u: str, v: str, tagged: list[tuple[Piece, tuple[int, int]]]) -> None:
+    def send(self, u: str, v: str, tagged: list[tuple[Piece, tuple[int, int]]], k: int, own: bool) -> None:
         pieces = [x for x, _ in tagged]
         if self.tags is not None:
             self.tags.extend(tag for _, tag in tagged)
         sent = self.in_flight.setdefault((u, v), [])
         window = self.f.window * self.per_round[(u, v)]
         after = [sent[-window]] if len(sent) >= window else []
+        if own and self.paced:
+            after += self.received.get(k - self.f.window, {}).get(u, [])
         size = sum(self.sizer(p.value) * (p.end - p.start) for p in pieces) / self.b.denominator
-        op, _ = self.b.send(u, v, pieces, size, after=after, recv_after=())
+        op, recv = self.b.send(u, v, pieces, size, after=after, recv_after=())
         sent.append(op)
+        if self.paced:
+            self.received.setdefault(k, {}).setdefault(v, []).append(recv)
 
     def combine(self, node: str, own: Piece, received: list[Piece], tag: tuple[int, int]) -> Piece:
         """Combine ``own`` with ``received`` on ``node`` in one computation (in operand order if it matters)."""
