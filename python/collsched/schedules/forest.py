@@ -56,13 +56,14 @@ whatever their trees' weights. Two ways of packing pieces into messages
   peer **one** message carrying every piece that round has for that pair
   (all trees, all stages), each tree's share of a chunk whole. A round's
   message waits for the receives that brought its pieces, which came in
-  the round before, so the rounds follow one another as in a synchronous
+  the round before (in a series, a message of its sender's own data for
+  the receives of the round before: *Pacing* below), so the rounds follow one another as in a synchronous
   pipeline; once it is full every round carries one item's load on every
   link, and takes ``1 / x`` of an item plus the latency a message pays
   before it flows, provided equal shares per pair do not starve a pair
   whose upstream pieces come late (series of 1 GB collectives, full
   pipeline, ``benchmarks/bench_gpu_forest_schedule.py``: 0.99908 to
-  0.99998 of the claimed rate on ``dgx2(2)``, ``ndv2(2)``,
+  0.99997 of the claimed rate, the same paced or not, on ``dgx2(2)``, ``ndv2(2)``,
   ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
   reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
   units; on a random mesh an all-reduce fell to 0.95, where units reach the
