@@ -4,8 +4,9 @@ What is claimed and checked here, independently of the tree packing:
 every lowered program (all-gather, reduce-scatter, all-reduce; one
 instance or a series; 1 to 4 chunks; commutative or not) validates; each
 tree carries exactly its share of its root's block (bytes sent add up);
-the sends of a rank to different peers wait for nothing but their data and
-the messages of their own pair (multi-port); and on a fabric without
+the sends of a rank to different peers wait for nothing but their data, the
+messages of their own pair (multi-port) and, for a series' own data, the
+receives of the round ``window`` rounds before (pacing); and on a fabric without
 latency the simulated steady-state rate under ``Fluid`` equals the rate the
 schedule claims, up to float noise.
 """
@@ -21,6 +22,7 @@ import collsched as cs
 from collsched.errors import FormatError, ScheduleError
 from collsched.schedules import ForestSchedule, ForestTree
 from collsched.schedules.io import schedule_from_json, schedule_to_json
+from collsched.schedules.values import operands
 from collsched.simulation.steady import steady_rate
 
 
@@ -151,16 +153,72 @@ def test_non_commutative_in_trees_must_join_adjacent_operands():
     cs.validate(P, commutative, forest("reducescatter", HOSTS, tangled).lower(P, commutative))
 
 
-def test_sends_to_different_peers_do_not_wait_for_one_another():
-    """Multi-port: a root's first sends wait for nothing; later ones only for a message ``window`` rounds before
-    on the same pair."""
-    c = cs.Series(cs.AllGather(participants=HOSTS, size=12.0), count=5)
+def message_rounds(f, prog):
+    """Per send of a one-chunk series: its round, ``first + m`` for the pair's ``m``-th message (a pair sends in
+    every round from its least stage on); and per (rank, round) the receives of the messages sent to it."""
+    first: dict = {}
+    for g, _, u, v in f.stage_arcs():
+        first[(u, v)] = min(g, first.get((u, v), g))
+    recv_of = {op.msg: op.index for op in prog if op.kind == "recv"}
+    sent: dict = {}
+    rounds, received = {}, {}
+    for op in prog:
+        if op.kind == "send":
+            ids = sent.setdefault((op.rank, op.peer), [])
+            rounds[op.index] = (first[(op.rank, op.peer)] + len(ids), ids[-f.window] if len(ids) >= f.window else None)
+            received.setdefault((op.peer, rounds[op.index][0]), set()).add(recv_of[op.msg])
+            ids.append(op.index)
+    return rounds, received
+
+
+@pytest.mark.parametrize("kind, trees", [("allgather", star_trees), ("allgather", ring_trees),
+                                         ("reducescatter", chain_in_trees)])
+@pytest.mark.parametrize("window", [1, 2, 3])
+def test_a_series_paces_its_own_data_by_what_its_sender_received_window_rounds_before(kind, trees, window):
+    """The pacing rule (series in rounds): a message of round ``k`` that carries only its sender's own data (a
+    root's block, a leaf's operand) waits for its pair's message ``window`` rounds before and for the receives, on
+    its sender, of the messages sent to it in round ``k - window``; any other message waits for its pair's message
+    and for the receives or computations that gave its sender its pieces. Nothing else: never for the sender's sends
+    to other peers (multi-port). Was: an own-data message waited for its pair alone, and the roots ran ahead of the
+    relays sharing their links (``test_random_platform_191802_allgather_runs_at_its_claim``)."""
+    c = cs.Series(cs.AllGather(participants=HOSTS, size=12.0) if kind == "allgather" else
+                  cs.ReduceScatter(participants=HOSTS, size=12.0), count=6)
+    f = forest(kind, HOSTS, trees(HOSTS), window=window)
+    prog = f.lower(P, c)
+    rounds, received = message_rounds(f, prog)
+    position = {h: i for i, h in enumerate(HOSTS)}
+    carried = {op.msg: op.pieces for op in prog if op.kind == "send"}
+    gave = {op.index: carried[op.msg] if op.kind == "recv" else op.pieces for op in prog}  # pieces a recv brought
+
+    def own(rank, x):
+        return operands(x.value) == (position[rank],) if kind == "reducescatter" else x.value.a == P.host_index(rank)
+
+    paced = 0
+    for i, (k, pair) in rounds.items():
+        op = prog.op(i)
+        assert pair is None or pair in op.after
+        waits = set(op.after) - {pair}
+        assert all(prog.op(d).kind != "send" for d in waits)
+        if all(own(op.rank, x) for x in op.pieces):
+            assert waits == received.get((op.rank, k - window), set())
+            paced += bool(waits)
+        else:  # each wait brought or made one of its pieces
+            assert waits and all(any(x in gave[d] for x in op.pieces) for d in waits)
+    # star trees: every message but the first window rounds'; chains: the leaves'; rings: only the first rounds' (
+    # then each message carries relayed pieces too)
+    assert (paced > 0) == (trees is not ring_trees)
+
+
+def test_one_collective_does_not_pace_its_roots():
+    """One collective in rounds (here 5 chunks): a root's sends wait only for its pair's message ``window`` rounds
+    before (its claim is a makespan; the roots run ahead by its chunks at most)."""
+    c = cs.AllGather(participants=HOSTS, size=12.0)
     for window in (1, 2, 3):
-        prog = forest("allgather", HOSTS, star_trees(HOSTS), window=window).lower(P, c)
-        sends = [op for op in prog if op.kind == "send"]
+        prog = forest("allgather", HOSTS, star_trees(HOSTS), chunks=5, window=window).lower(P, c)
         by_pair: dict = {}
-        for op in sends:
-            by_pair.setdefault((op.rank, op.peer), []).append(op.index)
+        for op in prog:
+            if op.kind == "send":
+                by_pair.setdefault((op.rank, op.peer), []).append(op.index)
         for ids in by_pair.values():
             for k, i in enumerate(ids):
                 assert prog.op(i).after == (() if k < window else (ids[k - window],))

@@ -56,13 +56,14 @@ whatever their trees' weights. Two ways of packing pieces into messages
   peer **one** message carrying every piece that round has for that pair
   (all trees, all stages), each tree's share of a chunk whole. A round's
   message waits for the receives that brought its pieces, which came in
-  the round before, so the rounds follow one another as in a synchronous
+  the round before (in a series, a message of its sender's own data for
+  the receives of the round before: *Pacing* below), so the rounds follow one another as in a synchronous
   pipeline; once it is full every round carries one item's load on every
   link, and takes ``1 / x`` of an item plus the latency a message pays
   before it flows, provided equal shares per pair do not starve a pair
   whose upstream pieces come late (series of 1 GB collectives, full
   pipeline, ``benchmarks/bench_gpu_forest_schedule.py``: 0.99908 to
-  0.99998 of the claimed rate on ``dgx2(2)``, ``ndv2(2)``,
+  0.99997 of the claimed rate, the same paced or not, on ``dgx2(2)``, ``ndv2(2)``,
   ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
   reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
   units; on a random mesh an all-reduce fell to 0.95, where units reach the
@@ -88,6 +89,21 @@ send waits for the receives (or the combinations) that gave its rank its
 pieces. A node of an in-tree combines its operand's piece with all its
 children's in one computation (``task_cost`` pro rata of the piece, once
 per operand combined).
+
+**Pacing** (a series in rounds). A message that carries only its sender's
+own data (a root's block, a leaf's operand: nothing it received) also waits
+for the receives, on its sender, of the messages sent to it ``window``
+rounds before; a message with a piece its sender received or combined
+already waits for the receive (or computation) that gave it. Without that
+wait, nothing but its own pair held a root back: the roots ran ahead of the
+relays and took the links' equal shares from them (random platform 191802
+of ``tests/steady_state/random_platforms.py``, all-gather: 0.87709 of the
+claimed rate under ``Fluid``; paced, the claim to float noise: the test
+``test_random_platform_191802_allgather_runs_at_its_claim``). Unit messages
+are not paced (a unit's equal share is already its tree's share, and paced
+units fell below the claimed rate of a random all-reduce, seed 33), nor is
+one collective (its roots run ahead by its chunks at most, and its claim is
+a makespan, not a rate).
 
 Examples
 --------
@@ -116,17 +132,14 @@ units, one message per tree and arc:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import ScheduleError
 from .base import Schedule
-from .program import Program, ProgramBuilder
-from .repeat import repeated
-from .values import Piece, combine
+from .forest_rounds import _actions, _repeated_rounds, lower_with_builder
+from .program import Program
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..collectives import Collective
@@ -564,66 +577,6 @@ class ForestSchedule(Schedule):
         return fast if fast is not None else lower_with_builder(self, platform, collective)
 
 
-def lower_with_builder(forest: ForestSchedule, platform: Platform, collective: Collective | None = None) -> Program:
-    """:meth:`ForestSchedule.lower` through :class:`ProgramBuilder`, every round (the reference).
-
-    Parameters
-    ----------
-    forest : ForestSchedule
-    platform : Platform
-    collective : Collective, optional
-        By default the forest's own; checked by :meth:`ForestSchedule.lower`.
-
-    Returns
-    -------
-    Program
-        Equal to ``forest.lower(platform, collective)``, which builds the
-        rounds of the full pipeline after the first few column-wise (the
-        tests compare them).
-
-    Examples
-    --------
-    >>> import collsched as cs
-    >>> p = cs.topologies.star(3)
-    >>> t = [ForestTree(r, 1, [(r, s), (s, u)]) for r, s, u in (("h0", "h1", "h2"), ("h1", "h2", "h0"),
-    ...                                                        ("h2", "h0", "h1"))]
-    >>> f = ForestSchedule(participants=("h0", "h1", "h2"), trees=t, throughput=1, rate_bound=1, chunks=16)
-    >>> c = cs.AllGather(participants=["h0", "h1", "h2"], size=1e3)
-    >>> lower_with_builder(f, p, c) == f.lower(p, c)
-    True
-    """
-    collective = forest.answering(collective)
-    lowering = _Lowering(forest, platform, collective)
-    lowering.run(collective.count * forest.chunks)
-    return lowering.b.build()
-
-
-def _repeated_rounds(f: ForestSchedule, platform, collective, items: int) -> Program | None:
-    """The program of ``items`` items: a few through the builder, the full pipeline's middle rounds copied.
-
-    Once every stage works (round ``last``, the deepest stage), a round is
-    the round before with every piece one item on, and a round's operations
-    wait for those of at most ``back = max(last, window)`` rounds before. So
-    the builder lowers ``last + back + 1`` items (through the drain);
-    :func:`~.repeat.repeated` checks round ``last + back`` (the template)
-    against the ``back`` rounds before it, copies it once per further item
-    and shifts the drain after the copies. None when there is nothing to copy.
-    """
-    lowering = _Lowering(f, platform, collective, tags=True)
-    back = max(lowering.last, f.window, 1)
-    first = lowering.last + back                  # the template round
-    copies = items - (first + 1)
-    if copies < 1:
-        return None
-    starts = lowering.run(first + 1)
-    prog = lowering.b.build()
-    starts.append(prog.n_ops)
-    head = starts[first]
-    item, step = (np.array(x, dtype=np.int64) for x in zip(*lowering.tags)) if lowering.tags else (None, 0)
-    return repeated(prog, head, starts[first + 1] - head, copies, items=1, row_item=item, row_step=step,
-                    chunks=f.chunks, back=back)
-
-
 def _check_spans(where: str, root: str, arcs, inward: bool, participants, members: set[str]) -> None:
     """Raise unless ``arcs`` (parents first) form a tree rooted at ``root`` over exactly the participants."""
     reached = {root}
@@ -643,158 +596,3 @@ def _check_spans(where: str, root: str, arcs, inward: bool, participants, member
     if stray:
         raise ScheduleError(f"{where} names {stray[0]!r}, which is not a participant",
                             fix="trees join participants only (switches and other hosts forward on routes)")
-
-
-class _Lowering:
-    """One lowering: the builder, each tree's share and its actions by stage, the messages in flight per pair."""
-
-    def __init__(self, f: ForestSchedule, platform, collective, *, tags: bool = False):
-        self.f, self.platform, self.base = f, platform, collective.base
-        #: per piece row appended, ``(item, chunk step)`` (:func:`~.repeat.shifted_rows`), when asked for
-        self.tags: list[tuple[int, int]] | None = [] if tags else None
-        self.b = ProgramBuilder(platform.hosts, denominator=f.denominator(), name=f.algorithm)
-        self.sizer = collective.sizer(platform)
-        self.position = {p: i for i, p in enumerate(f.participants)}
-        self.commutative = getattr(self.base, "commutative", True)
-        n = len(f.participants)
-        block = self.b.denominator if f.kind == "allgather" else self.b.denominator // n
-        # tree j's share of its root's block: [offset, offset + C·length) inside the block's region, C chunks
-        self.region: list[tuple[int, int]] = []
-        used: dict[str, Fraction] = {}
-        for t, share in zip(f.trees, f.shares()):
-            first = 0 if f.kind == "allgather" else self.position[t.root] * block
-            before = used.get(t.root, Fraction(0))
-            used[t.root] = before + share
-            self.region.append((first + int(before * block), int(share * block) // f.chunks))
-        # the atoms of each tree's piece of a chunk: (offset in it, length)
-        units = f.units()[0] if f.messages == "unit" else [1] * len(f.trees)
-        self.atoms: list[list[tuple[int, int]]] = []
-        for j, k in enumerate(units):
-            length = self.region[j][1]
-            cuts = [length * p // k for p in range(k + 1)]
-            self.atoms.append([(a, b - a) for a, b in zip(cuts, cuts[1:]) if b > a])
-        self.actions = [_actions(f.kind, t) for t in f.trees]
-        self.last = max((g for acts in self.actions for g, *_ in acts), default=0)
-        self.per_round: dict[tuple[str, str], int] = {}  # messages a pair sends in a full round
-        keys = set()
-        for j, acts in enumerate(self.actions):
-            for g, _, u, v in acts:
-                if v is None:
-                    continue
-                for a in range(len(self.atoms[j])):
-                    key = self.group(g, j, a, u, v)
-                    if key not in keys:
-                        keys.add(key)
-                        self.per_round[(u, v)] = self.per_round.get((u, v), 0) + 1
-        self.in_flight: dict[tuple[str, str], list[int]] = {}
-        self.held: dict[tuple, Piece] = {}
-
-    def group(self, g: int, j: int, a: int, u: str, v: str) -> tuple:
-        """The message a piece goes in, within its round: one per pair, or one per atom and arc of a stage."""
-        return (u, v) if self.f.messages == "round" else (g, j, a, u, v)
-
-    def run(self, items: int) -> list[int]:
-        """Every item (instance × chunk): in round ``k``, each action of stage ``g`` works on item ``k - g``.
-
-        Returns the id of each round's first operation.
-        """
-        starts = []
-        for k in range(items + self.last):
-            starts.append(self.b.n_ops)
-            out: dict[tuple, list[tuple[Piece, tuple[int, int]]]] = {}
-            for j, acts in enumerate(self.actions):
-                for a in range(len(self.atoms[j])):
-                    for g, what, u, v in acts:
-                        if 0 <= k - g < items:
-                            piece = self.act(j, a, k - g, what, u, v)
-                            if piece is not None:
-                                out.setdefault(self.group(g, j, a, u, v), []).append(
-                                    (piece, (k - g, self.region[j][1])))
-            for key, pieces in out.items():
-                u, v = key[-2:]
-                self.send(u, v, pieces)
-        return starts
-
-    def act(self, j: int, a: int, item: int, what: str, u: str, v: str | None) -> Piece | None:
-        inst, chunk = divmod(item, self.f.chunks)
-        start, size = self.atoms[j][a]
-        offset, length = self.region[j]
-        first = offset + chunk * length + start
-        rng = (first, first + size)
-        key = (j, a, item)
-        root = self.f.trees[j].root
-        if what == "send":  # all-gather: the root's block, or (all-reduce) the reduced piece the root made
-            return self.held.get((*key, root)) if self.f.kind == "allreduce" else \
-                Piece(self.base.block_of(self.platform, inst, root), *rng)
-        # reduce: combine u's operand with what its children sent, then send it to its parent v (None: u is the root)
-        own = Piece(self.base.operand(inst, self.position[u]), *rng)
-        received = self.held.pop((*key, u), [])
-        result = self.combine(u, own, received, (item, self.region[j][1]))
-        if v is None:
-            self.held[(*key, u)] = result
-            return None
-        self.held.setdefault((*key, v), []).append(result)
-        return result
-
-    def send(self, u: str, v: str, tagged: list[tuple[Piece, tuple[int, int]]]) -> None:
-        pieces = [x for x, _ in tagged]
-        if self.tags is not None:
-            self.tags.extend(tag for _, tag in tagged)
-        sent = self.in_flight.setdefault((u, v), [])
-        window = self.f.window * self.per_round[(u, v)]
-        after = [sent[-window]] if len(sent) >= window else []
-        size = sum(self.sizer(p.value) * (p.end - p.start) for p in pieces) / self.b.denominator
-        op, _ = self.b.send(u, v, pieces, size, after=after, recv_after=())
-        sent.append(op)
-
-    def combine(self, node: str, own: Piece, received: list[Piece], tag: tuple[int, int]) -> Piece:
-        """Combine ``own`` with ``received`` on ``node`` in one computation (in operand order if it matters)."""
-        if not received:
-            return own
-        inputs = [own, *received] if self.commutative else sorted([own, *received], key=lambda x: x.value.a)
-        for x, y in zip(inputs, inputs[1:]):
-            if not self.commutative and y.value.a != x.value.b + 1:
-                raise ScheduleError(f"forest in-tree at {node!r} joins operands {x.value.a}..{x.value.b} and "
-                                    f"{y.value.a}..{y.value.b}, which are not adjacent, for a non-commutative "
-                                    "reduction", fix="use commutative=True, or trees whose subtrees hold "
-                                    "consecutive participants")
-        out = Piece(combine(*(x.value for x in inputs)), own.start, own.end)
-        cost = self.base.task_cost * (own.end - own.start) * len(received) / self.b.denominator
-        self.b.compute(node, inputs, out, cost, after=())
-        if self.tags is not None:
-            self.tags.extend([tag] * (len(inputs) + 1))
-        return out
-
-
-def _actions(kind: str, tree: ForestTree) -> list[tuple[int, str, str, str | None]]:
-    """A tree's actions ``(stage, what, u, v)`` in the order a round runs them.
-
-    ``("send", u, v)`` forwards the piece down the arc ``u→v`` at stage
-    ``depth(v) - 1``; ``("reduce", u, parent)`` combines at ``u`` and sends
-    up (parent None at the root) at stage ``height(u)``, the arcs of the
-    longest path below ``u``. An all-reduce's sends come after the root's
-    reduction: stage ``height(root) + depth(v) - 1``. So a piece moves one
-    arc per round, and a rank's messages to one peer go in the order the
-    pieces reach it in the steady state (a relay does not hold back the
-    piece it can send for one that is still on its way).
-    """
-    acts: list[tuple[int, str, str, str | None]] = []
-    top = 0
-    if kind != "allgather":
-        up = tree.arcs if kind == "reducescatter" else tree.up_arcs
-        height: dict[str, int] = {}
-        order = [tree.root] + [child for child, _ in up]
-        parent = dict(up)
-        for u in reversed(order):  # children before parents
-            height.setdefault(u, 0)
-            if u in parent:
-                height[parent[u]] = max(height.get(parent[u], 0), height[u] + 1)
-            acts.append((height[u], "reduce", u, parent.get(u)))
-        top = height[tree.root]
-    if kind != "reducescatter":
-        depth = {tree.root: 0}
-        for u, v in tree.arcs:
-            depth[v] = depth[u] + 1
-            acts.append((top + depth[v] - 1, "send", u, v))
-    return acts
-
