@@ -446,13 +446,12 @@ impl MpiFast {
         let item = s.dtype().itemsize();
         let sent = layout(sendcounts, sdispls, r.size, s.len());
         let (Some(sent), Some(_)) = (sent, layout(recvcounts, rdispls, r.size, v.len())) else { return Ok(false) };
-        let Some(element) = r.elements.get(py).get(&item).map(|t| t.clone_ref(py)) else { return Ok(false) };
+        let Some(element) = r.elements.get(py).get(&item).map(|t| t.bind(py).clone()) else { return Ok(false) };
         if !self.known(py, r, Key::of(plans, ALLTOALLV, -1, sent * item as u64, true)) {
             return Ok(false);
         }
-        let element = element.bind(py);
-        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, element])?.into_any();
-        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, element])?.into_any();
+        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, &element])?.into_any();
+        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, &element])?.into_any();
         run(r.methods[ALLTOALLV].bind(py), &[&send, &recv])?;
         Ok(true)
     }
