@@ -9,6 +9,7 @@ mod liquid;
 mod coloring;
 mod maxflow;
 mod mpi_fast;
+mod mpi_calls;
 
 use collsched_core::compile::{compile_fluid, HostPairs, Ops};
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
@@ -399,6 +400,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<maxflow::FlowNetwork>()?;
     m.add_function(wrap_pyfunction!(maxflow::pack_spanning_trees, m)?)?;
     mpi_fast::register(m)?;
+    mpi_calls::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

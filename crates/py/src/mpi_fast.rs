@@ -8,13 +8,13 @@
 //! `_MpiFast` checks the arguments exactly as `python/collsched/mpi/api.py`'s fast path does (exact numpy
 //! arrays, C-contiguous, no object dtype, sizes and dtypes that fit, an `int` root in range, an `MPI.Op`), sets
 //! `last_run()`'s answer and calls mpi4py's bound method of the private communicator with the arguments
-//! that path gives it, and returns `True`. In every other case it does nothing and returns `False`: the Python
-//! call then runs as before (and raises, warns, adapts or runs the plan). Nothing here decides a route, and
+//! that path gives it, and returns `true`. In every other case it does nothing and returns `false`: the compiled
+//! call (`mpi_calls.rs`) then calls the Python one, which raises, warns, adapts or runs the plan. Nothing here decides a route, and
 //! nothing links MPI: the collective is mpi4py's own method, called back.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Mutex;
+use std::cell::{RefCell, RefMut};
 
 use numpy::npyffi::array::PyArray_CheckExact;
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -22,24 +22,24 @@ use pyo3::prelude::*;
 use pyo3::ffi;
 use pyo3::types::{PyInt, PyList, PyTuple};
 
-unsafe extern "C" {
-    /// CPython's vectorcall: a function of its ABI from 3.11 (of the limited API from 3.12), which this
-    /// extension needs (abi3-py311); pyo3's abi3 calls build a tuple instead, which costs more than the checks.
-    fn PyObject_Vectorcall(callable: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargsf: usize,
-                           kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject;
-}
-
-/// `method(*args)` (at most four), by vectorcall; its result dropped.
+/// `method(*args)` (two to four arguments), its result dropped.
+///
+/// By `PyObject_CallFunctionObjArgs`, of the limited API of every Python this abi3 extension loads in (3.11 and
+/// later), which passes the arguments on the C stack (CPython calls the method by vectorcall, with no tuple);
+/// `PyObject_Vectorcall` is in the limited API only from 3.12.
 fn run(method: &Bound<'_, PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
-    const OFFSET: usize = 1 << (usize::BITS - 1); // PY_VECTORCALL_ARGUMENTS_OFFSET: slot 0 is the callee's to use
-    let mut slots = [std::ptr::null_mut(); 5];
-    for (slot, arg) in slots[1..].iter_mut().zip(args) {
-        *slot = arg.as_ptr();
-    }
     let py = method.py();
-    // SAFETY: live objects borrowed for the call; slot 0 is scratch, as OFFSET allows.
-    let result = unsafe { PyObject_Vectorcall(method.as_ptr(), slots.as_ptr().add(1), args.len() | OFFSET,
-                                              std::ptr::null_mut()) };
+    let (m, a) = (method.as_ptr(), |k: usize| args[k].as_ptr());
+    let end = std::ptr::null_mut::<ffi::PyObject>();
+    // SAFETY: live objects borrowed for the call, the list of arguments ended by NULL as the function requires.
+    let result = unsafe {
+        match args.len() {
+            2 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), end),
+            3 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), a(2), end),
+            4 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), a(2), a(3), end),
+            n => unreachable!("no collective takes {n} arguments"),
+        }
+    };
     if result.is_null() {
         return Err(PyErr::fetch(py));
     }
@@ -48,19 +48,37 @@ fn run(method: &Bound<'_, PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
     Ok(())
 }
 
+/// A value read and written only while attached to the Python interpreter (the `py` token proves it), so with no
+/// atomic operation: an uncontended `Mutex` costs two, about as much as the rest of a fast call's checks. Sound
+/// because this extension is built for the limited API (abi3), which free-threaded Pythons do not load: one
+/// thread at a time is attached, and no borrow is held across a call into Python (each ends before it).
+struct Attached<T>(RefCell<T>);
+
+// SAFETY: see above: every access holds the interpreter, which one thread at a time can.
+unsafe impl<T: Send> Sync for Attached<T> {}
+
+impl<T> Attached<T> {
+    fn new(value: T) -> Self {
+        Attached(RefCell::new(value))
+    }
+    fn get<'a>(&'a self, _py: Python<'_>) -> RefMut<'a, T> {
+        self.0.borrow_mut()
+    }
+}
+
 /// collsched's names of the kinds, in the order of [`METHODS`].
-const KINDS: [&str; 8] =
+pub(crate) const KINDS: [&str; 8] =
     ["broadcast", "scatter", "gather", "allgather", "alltoall", "reduce", "allreduce", "alltoallv"];
 /// mpi4py's method of each kind.
 const METHODS: [&str; 8] = ["Bcast", "Scatter", "Gather", "Allgather", "Alltoall", "Reduce", "Allreduce", "Alltoallv"];
-const BCAST: usize = 0;
-const SCATTER: usize = 1;
-const GATHER: usize = 2;
-const ALLGATHER: usize = 3;
-const ALLTOALL: usize = 4;
-const REDUCE: usize = 5;
-const ALLREDUCE: usize = 6;
-const ALLTOALLV: usize = 7;
+pub(crate) const BCAST: usize = 0;
+pub(crate) const SCATTER: usize = 1;
+pub(crate) const GATHER: usize = 2;
+pub(crate) const ALLGATHER: usize = 3;
+pub(crate) const ALLTOALL: usize = 4;
+pub(crate) const REDUCE: usize = 5;
+pub(crate) const ALLREDUCE: usize = 6;
+pub(crate) const ALLTOALLV: usize = 7;
 /// MPI's predefined reduction operators, by their names in mpi4py.
 const PREDEFINED: [&str; 12] =
     ["SUM", "PROD", "MAX", "MIN", "LAND", "BAND", "LOR", "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC"];
@@ -120,9 +138,9 @@ pub struct MpiRoutes {
     /// mpi4py's predefined operators and whether each commutes (asked once: they cannot be freed).
     predefined: Vec<(Py<PyAny>, bool)>,
     methods: Vec<Py<PyAny>>,
-    routes: Mutex<HashMap<Key, Route, BuildHasherDefault<Mix>>>,
+    routes: Attached<HashMap<Key, Route, BuildHasherDefault<Mix>>>,
     /// itemsize -> a committed contiguous datatype of that many bytes (alltoallv counts in elements).
-    elements: Mutex<HashMap<usize, Py<PyAny>>>,
+    elements: Attached<HashMap<usize, Py<PyAny>>>,
 }
 
 #[pymethods]
@@ -146,8 +164,8 @@ impl MpiRoutes {
                 })
                 .collect::<PyResult<_>>()?,
             methods,
-            routes: Mutex::new(HashMap::default()),
-            elements: Mutex::new(HashMap::new()),
+            routes: Attached::new(HashMap::default()),
+            elements: Attached::new(HashMap::new()),
         })
     }
 
@@ -159,22 +177,24 @@ impl MpiRoutes {
             return Err(pyo3::exceptions::PyValueError::new_err(format!("no fast path for a {kind}")));
         };
         let key = Key::of(plans, kind, root.unwrap_or(-1), size, commutes);
-        let mut routes = self.routes.lock().unwrap();
-        if routes.len() >= ROUTES {
-            routes.clear();
-        }
-        routes.insert(key, Route { run: run.clone().unbind(), _plans: plans.clone().unbind() });
+        let route = Route { run: run.clone().unbind(), _plans: plans.clone().unbind() };
+        let mut routes = self.routes.get(run.py());
+        let forgotten = if routes.len() >= ROUTES { std::mem::take(&mut *routes) } else { HashMap::default() };
+        let replaced = routes.insert(key, route);
+        drop(routes); // before the forgotten objects are released (which may run Python)
+        drop((forgotten, replaced));
         Ok(())
     }
 
     /// Keep the datatype of one element of `itemsize` bytes (committed; freed by the caller with the communicator).
     fn learn_element(&self, itemsize: usize, datatype: &Bound<'_, PyAny>) {
-        self.elements.lock().unwrap().insert(itemsize, datatype.clone().unbind());
+        let replaced = self.elements.get(datatype.py()).insert(itemsize, datatype.clone().unbind());
+        drop(replaced); // after the borrow
     }
 
     /// The number of routes kept.
-    fn __len__(&self) -> usize {
-        self.routes.lock().unwrap().len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.routes.get(py).len()
     }
 }
 
@@ -182,7 +202,7 @@ impl MpiRoutes {
 #[pyclass(module = "collsched._core", name = "_MpiFast", frozen)]
 pub struct MpiFast {
     last: Py<PyList>,
-    recent: Mutex<Option<(Py<PyAny>, Py<MpiRoutes>)>>,
+    recent: Attached<Option<(Py<PyAny>, Py<MpiRoutes>)>>,
 }
 
 /// `a` if it is an exact numpy array, C-contiguous.
@@ -252,9 +272,9 @@ fn layout(counts: &Bound<'_, PyAny>, displs: &Bound<'_, PyAny>, n: i64, elements
 
 impl MpiFast {
     /// The routes of `comm` if it is the communicator of the latest call and not freed (as `calls.private`).
-    fn routes_of(&self, comm: &Bound<'_, PyAny>) -> Option<Py<MpiRoutes>> {
-        let found = match &*self.recent.lock().unwrap() {
-            Some((c, r)) if c.as_ptr() == comm.as_ptr() => r.clone_ref(comm.py()),
+    fn routes_of<'py>(&self, comm: &Bound<'py, PyAny>) -> Option<Bound<'py, MpiRoutes>> {
+        let found = match &*self.recent.get(comm.py()) {
+            Some((c, r)) if c.as_ptr() == comm.as_ptr() => r.bind(comm.py()).clone(),
             _ => return None,
         };
         comm.is_truthy().ok()?.then_some(found)
@@ -262,8 +282,8 @@ impl MpiFast {
 
     /// Whether a call of this shape runs MPI's own at once (learned); if so, `last_run()` now says what it ran.
     fn known(&self, py: Python<'_>, r: &MpiRoutes, key: Key) -> bool {
-        let run = match r.routes.lock().unwrap().get(&key) {
-            Some(route) => route.run.clone_ref(py),
+        let run = match r.routes.get(py).get(&key) {
+            Some(route) => route.run.bind(py).clone(),
             None => return false,
         };
         self.last.bind(py).set_item(0, run).is_ok()
@@ -340,16 +360,22 @@ impl MpiFast {
     /// `last` is `calls._LAST` (its item 0 is what `last_run()` says).
     #[new]
     fn new(last: Bound<'_, PyList>) -> Self {
-        MpiFast { last: last.unbind(), recent: Mutex::new(None) }
+        MpiFast { last: last.unbind(), recent: Attached::new(None) }
     }
 
     /// The communicator of the latest call and its routes (`calls.private`); `None, None` forgets it.
-    fn bind(&self, comm: Option<Bound<'_, PyAny>>, routes: Option<Py<MpiRoutes>>) {
-        *self.recent.lock().unwrap() = comm.zip(routes).map(|(c, r)| (c.unbind(), r));
+    fn bind(&self, py: Python<'_>, comm: Option<Bound<'_, PyAny>>, routes: Option<Py<MpiRoutes>>) {
+        let new = comm.zip(routes).map(|(c, r)| (c.unbind(), r));
+        let old = std::mem::replace(&mut *self.recent.get(py), new);
+        drop(old); // after the borrow: releasing a communicator may run Python
     }
+}
+
+/// The eight calls' fast paths, asked by `mpi_calls.rs`'s compiled calls (`csmpi.bcast` and the others) first.
+impl MpiFast {
 
     /// `api.bcast`'s fast path: True if it ran `Bcast([buf, MPI.BYTE], root)` on the private communicator.
-    fn bcast(&self, comm: &Bound<'_, PyAny>, buf: &Bound<'_, PyAny>, root: &Bound<'_, PyAny>,
+    pub(crate) fn bcast(&self, comm: &Bound<'_, PyAny>, buf: &Bound<'_, PyAny>, root: &Bound<'_, PyAny>,
              plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = comm.py();
         let Some(routes) = self.routes_of(comm) else { return Ok(false) };
@@ -363,19 +389,19 @@ impl MpiFast {
     }
 
     /// `api.scatter`'s fast path.
-    fn scatter(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn scatter(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
                root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.rooted(SCATTER, comm, sendbuf, recvbuf, root, plans)
     }
 
     /// `api.gather`'s fast path.
-    fn gather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn gather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
               root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.rooted(GATHER, comm, recvbuf, sendbuf, root, plans)
     }
 
     /// `api.allgather`'s fast path.
-    fn allgather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn allgather(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
                  plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = comm.py();
         let Some(routes) = self.routes_of(comm) else { return Ok(false) };
@@ -389,7 +415,7 @@ impl MpiFast {
     }
 
     /// `api.alltoall`'s fast path.
-    fn alltoall(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn alltoall(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
                 plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = comm.py();
         let Some(routes) = self.routes_of(comm) else { return Ok(false) };
@@ -407,7 +433,7 @@ impl MpiFast {
 
     /// `api.alltoallv`'s fast path: counts and displacements in elements, with a datatype of one element.
     #[allow(clippy::too_many_arguments)]
-    fn alltoallv(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, sendcounts: &Bound<'_, PyAny>,
+    pub(crate) fn alltoallv(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, sendcounts: &Bound<'_, PyAny>,
                  recvbuf: &Bound<'_, PyAny>, recvcounts: &Bound<'_, PyAny>, sdispls: &Bound<'_, PyAny>,
                  rdispls: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = comm.py();
@@ -420,26 +446,25 @@ impl MpiFast {
         let item = s.dtype().itemsize();
         let sent = layout(sendcounts, sdispls, r.size, s.len());
         let (Some(sent), Some(_)) = (sent, layout(recvcounts, rdispls, r.size, v.len())) else { return Ok(false) };
-        let Some(element) = r.elements.lock().unwrap().get(&item).map(|t| t.clone_ref(py)) else { return Ok(false) };
+        let Some(element) = r.elements.get(py).get(&item).map(|t| t.bind(py).clone()) else { return Ok(false) };
         if !self.known(py, r, Key::of(plans, ALLTOALLV, -1, sent * item as u64, true)) {
             return Ok(false);
         }
-        let element = element.bind(py);
-        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, element])?.into_any();
-        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, element])?.into_any();
+        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, &element])?.into_any();
+        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, &element])?.into_any();
         run(r.methods[ALLTOALLV].bind(py), &[&send, &recv])?;
         Ok(true)
     }
 
     /// `api.reduce`'s fast path.
     #[allow(clippy::too_many_arguments)]
-    fn reduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn reduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
               op: &Bound<'_, PyAny>, root: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.reduction(REDUCE, comm, sendbuf, recvbuf, op, Some(root), plans)
     }
 
     /// `api.allreduce`'s fast path.
-    fn allreduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
+    pub(crate) fn allreduce(&self, comm: &Bound<'_, PyAny>, sendbuf: &Bound<'_, PyAny>, recvbuf: &Bound<'_, PyAny>,
                  op: &Bound<'_, PyAny>, plans: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.reduction(ALLREDUCE, comm, sendbuf, recvbuf, op, None, plans)
     }

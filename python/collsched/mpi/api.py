@@ -9,12 +9,17 @@ runs through :func:`.calls.call`; without ``plans=``, it checks its
 arguments and calls MPI's own collective on the private communicator
 directly (the delegated path: per kind, one function checks the buffers and
 one runs MPI's own collective, shared by both paths, and no closure is made
-per call). Each call first asks the compiled fast path
-(:data:`.calls._FAST`, ``crates/py/src/mpi_fast.rs``): on plain arrays of a
-shape whose route :func:`.calls.own` has already found (MPI's own), it
-runs MPI's own collective from there with the arguments the Python fast
-path below would give, and the call returns; otherwise the Python code
-runs as if it were not there. Reductions take ``op``: an ``MPI.Op``
+per call).
+
+The eight public calls are compiled functions (``crates/py/src/mpi_calls.rs``)
+around the Python functions written here, with their signatures and
+docstrings (:func:`_compiled`). A call first asks the compiled fast path
+(:data:`.calls._FAST`, ``crates/py/src/mpi_fast.rs``), with no Python run
+in between: on plain arrays of a shape whose route :func:`.calls.own` has
+already found (MPI's own), it runs MPI's own collective from there with the
+arguments the Python fast path below would give, and returns; otherwise
+the Python function runs, with the same arguments, as if the compiled one
+were not there. Reductions take ``op``: an ``MPI.Op``
 (``MPI.SUM``, ``MPI.PROD``, ``MPI.MIN``, ``MPI.MAX``, ... or one made with
 ``MPI.Op.Create``; commutative if ``op.Is_commutative()``), or a callable
 ``f(a, b) -> array`` where ``a`` holds the lower ranks' operands, treated
@@ -37,8 +42,11 @@ ValueError: root=5 is not a rank of the communicator (0 .. 3)
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
+from .._core import _mpi_call
 from .arguments import Adapt, adapt, contiguous, is_in_place, refuse_in_place, refused, write_back
 from .calls import _FAST, _RECENT, call, delegating, operator_failed, own, private, refusal
 from .layout import OperatorFailed
@@ -170,8 +178,6 @@ def bcast(comm, buf: np.ndarray, root: int = 0, *, plans=None) -> np.ndarray:
     >>> callable(bcast)
     True
     """
-    if _FAST.bcast(comm, buf, root, plans):  # compiled: plain arrays, a route already found
-        return buf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     if (type(buf) is _ND and type(root) is int and 0 <= root < ctx.size and buf.flags.c_contiguous
             and not buf.dtype.hasobject and own(ctx, plans, "broadcast", root, buf.nbytes)):
@@ -208,8 +214,6 @@ def scatter(comm, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0
     >>> callable(scatter)
     True
     """
-    if _FAST.scatter(comm, sendbuf, recvbuf, root, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n, at_root = ctx.size, ctx.rank == root
     if (type(recvbuf) is _ND and type(root) is int and 0 <= root < n and recvbuf.flags.c_contiguous
@@ -278,8 +282,6 @@ def gather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0,
     >>> callable(gather)
     True
     """
-    if _FAST.gather(comm, sendbuf, recvbuf, root, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n, at_root = ctx.size, ctx.rank == root
     if (type(sendbuf) is _ND and type(root) is int and 0 <= root < n and sendbuf.flags.c_contiguous
@@ -336,8 +338,6 @@ def allgather(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> 
     >>> callable(allgather)
     True
     """
-    if _FAST.allgather(comm, sendbuf, recvbuf, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
             and _blocks_of(recvbuf, sendbuf, ctx.size) and own(ctx, plans, "allgather", None, sendbuf.nbytes)):
@@ -383,8 +383,6 @@ def alltoall(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, *, plans=None) -> n
     >>> callable(alltoall)
     True
     """
-    if _FAST.alltoall(comm, sendbuf, recvbuf, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     n = ctx.size
     if (type(sendbuf) is _ND and sendbuf.flags.c_contiguous and not sendbuf.dtype.hasobject
@@ -454,8 +452,6 @@ def alltoallv(comm, sendbuf: np.ndarray, sendcounts, recvbuf: np.ndarray, recvco
     ...
     ValueError: recvcounts [1, 3] from displacements [0, 1] reach element 4 of recvbuf, which has 3
     """
-    if _FAST.alltoallv(comm, sendbuf, sendcounts, recvbuf, recvcounts, sdispls, rdispls, plans):
-        return recvbuf
     send, recv = contiguous(refused(sendbuf)), contiguous(refused(recvbuf))
     _copy(comm, "alltoallv", None, _alltoallv_buffers, _alltoallv_mpi, (send, sendcounts, sdispls),
           (recv, recvcounts, rdispls), plans)
@@ -635,8 +631,6 @@ def reduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray | None, op=None, root:
     >>> callable(reduce)
     True
     """
-    if _FAST.reduce(comm, sendbuf, recvbuf, op, root, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     op = ctx.mpi.SUM if op is None else op
     if (type(op) is ctx.Op and type(sendbuf) is _ND and type(root) is int and 0 <= root < ctx.size
@@ -676,8 +670,6 @@ def allreduce(comm, sendbuf: np.ndarray, recvbuf: np.ndarray, op=None, *, commut
     >>> callable(allreduce)
     True
     """
-    if _FAST.allreduce(comm, sendbuf, recvbuf, op, plans):
-        return recvbuf
     ctx = _RECENT[1] if comm is _RECENT[0] and comm else private(comm)
     op = ctx.mpi.SUM if op is None else op
     if (type(op) is ctx.Op and type(sendbuf) is _ND and sendbuf.flags.c_contiguous and _like(recvbuf, sendbuf)
@@ -696,3 +688,29 @@ def _like(recv, send: np.ndarray) -> bool:
     (True, False)
     """
     return type(recv) is _ND and recv.dtype is send.dtype and recv.shape == send.shape and recv.flags.c_contiguous
+
+
+def _compiled(python):
+    """``python`` (one of the calls above) as a compiled function, which asks the compiled fast path first.
+
+    It has ``python``'s name, module, docstring and signature (without the
+    annotations: ``__text_signature__``); every call that the fast path does
+    not answer is a call of ``python`` with the same arguments.
+
+    Examples
+    --------
+    >>> str(inspect.signature(bcast)), bcast.__doc__ == _PYTHON["bcast"].__doc__
+    ('(comm, buf, root=0, *, plans=None)', True)
+    """
+    sig = inspect.signature(python)
+    plain = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()],
+                        return_annotation=sig.empty)
+    return _mpi_call(python.__name__, python, _FAST, f"{python.__name__}{plain}\n--\n\n{python.__doc__}",
+                     python.__module__)
+
+
+#: The Python implementations of the public calls, by name (what each compiled call runs when the fast path does not).
+_PYTHON = {f.__name__: f for f in (bcast, scatter, gather, allgather, alltoall, alltoallv, reduce, allreduce)}
+bcast, scatter, gather, allgather, alltoall, alltoallv, reduce, allreduce = (
+    _compiled(_PYTHON[name]) for name in ("bcast", "scatter", "gather", "allgather", "alltoall", "alltoallv",
+                                          "reduce", "allreduce"))
