@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import collsched as cs
 from collsched.algorithms.gpu.plan import (_bounded_shares, choose_chunks, least_cut, makespan_model, plan_forest,
                                           transmission_capacity)
-from collsched.errors import CollschedError
+from collsched.algorithms.gpu.forest import check_forest, pack_forest
+from collsched.errors import CollschedError, ScheduleError
 from collsched.schedules import ForestTree
 from collsched.algorithms.gpu.series_rate import completion_times, series_rate, steady_count
 from collsched.simulation.steady import steady_rate
@@ -197,6 +198,31 @@ def test_random_platform_191802_allgather_runs_at_its_claim():
     assert s.operations_per_second(c) == F(295, 2304) and s.throughput == F(295, 768)
     r = steady_rate(p, s, c, model=FLUID)
     assert r.settled and abs(r.rate / F(295, 2304) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("kind", ["allgather", "reducescatter"])
+def test_random_platform_118_trees_are_claimed_at_the_rate_their_links_carry(kind):
+    """Found by the property test (dev profile): for the all-gather, splitting drops capacity at R0 and R1 and packs
+    the trees at 1/8 bytes/s per root, but routed on the platform they load the most loaded link direction, P3-P2
+    (0.5 bytes/s), with two trees' weights: they carry 1/4, and the series settled at exactly twice its claim of
+    1/8. Scaled to 1/4 (``pack_forest``), the claim is the rate; at any higher rate P3-P2 is over its bandwidth.
+    The reduce-scatter's split packed 1/4 already: the same checks hold."""
+    p, c = random_series(118, kind)
+    parts = list(c.base.participants)
+    assert parts == ["P0", "P1", "P3", "P2"]
+    f = pack_forest(p, parts, kind=kind)
+    check_forest(p, f)
+    assert (f.throughput, f.bound) == (F(1, 4), 1) and {t.weight for t in f.trees} == {F(1, 4)}
+    assert f.note.startswith("below the cut bound by 75.000%: R0: in and out capacities differ")
+    faster = dataclasses.replace(f, trees=tuple(dataclasses.replace(t, weight=t.weight * F(1000001, 10**6))
+                                                for t in f.trees), throughput=f.throughput * F(1000001, 10**6))
+    with pytest.raises(ScheduleError, match="^link 'P3-P2' carries 0.5"):
+        check_forest(p, faster)
+    s = cs.plan(p, c, algorithm="forest")
+    assert (s.messages, s.chunks, s.throughput, s.status) == ("unit", 1, F(1, 4), cs.Status.FEASIBLE)
+    assert s.operations_per_second(c) == F(1, 12)
+    r = steady_rate(p, s, c, model=FLUID)
+    assert r.settled and abs(r.rate / F(1, 12) - 1) < 1e-9
 
 
 @pytest.mark.parametrize("kind", ["allgather", "reducescatter", "allreduce"])

@@ -9,7 +9,9 @@ fabric (each root's result flows up from the leaves). The result
 :class:`Forest` says what the trees achieve (``throughput``) and what no
 schedule can beat (``bound``); they are equal, and ``note`` empty, unless
 some capacity could not be split along the platform's routes (then
-``note`` says where and how much). When the trees that fit the routes then
+``note`` says where and how much, and the trees packed on what was split
+are scaled to the largest rate the links carry them at, which can be more
+than the rate of what was split). When the trees that fit the routes then
 carry less than stars along the routes (:func:`route_stars`: each root
 sends its block directly to every other participant), or nothing at all,
 the forest is those stars: it never fails while the participants reach
@@ -130,9 +132,11 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     Forest
         ``throughput == bound`` (the optimum, exact) unless some capacity
         could not be split along the platform's routes; ``note`` then says
-        which and how much. Then, if :func:`route_stars` carry more than the
-        trees packed on what was split (nothing, when no capacity could be),
-        the trees are those stars and ``note`` says so.
+        which and how much, and the trees packed on what was split carry
+        the largest rate at which the links hold them (their shares
+        kept). Then, if :func:`route_stars`
+        carry more than those trees (nothing, when no capacity could be
+        split), the trees are those stars and ``note`` says so.
 
     Raises
     ------
@@ -174,19 +178,37 @@ def pack_forest(platform: Platform, participants: Sequence[str], *, kind: str = 
     throughput = Fraction(split.rate, split.scale)
     names = split.nodes
     trees, why = [], ""
-    if throughput < bound:  # the split lost capacity: stars along the routes may carry more
+    for r, w, arcs in pack_spanning_trees(len(names), split.arcs, split.rate) if split.rate else ():
+        pairs = tuple((names[a], names[b]) if kind == "allgather" else (names[b], names[a]) for a, b in arcs)
+        trees.append(Tree(names[r], Fraction(w, split.scale), pairs))
+    if trees and throughput < bound:  # the split lost capacity: the links may carry the trees faster
+        trees, throughput = _at_link_rate(platform, trees, throughput)
+    if throughput < bound:  # stars along the routes may carry more still
         stars, star_rate = route_stars(platform, names, kind)
         if star_rate > throughput:
             why = ("the routes forced stars (no spanning trees fit them), " if split.rate == 0 else
                    f"stars along the routes (the trees that fit them carry {float(throughput):.6g} bytes/s), ")
             trees, throughput = stars, star_rate
-    if not trees:
-        for r, w, arcs in pack_spanning_trees(len(names), split.arcs, split.rate):
-            pairs = tuple((names[a], names[b]) if kind == "allgather" else (names[b], names[a]) for a, b in arcs)
-            trees.append(Tree(names[r], Fraction(w, split.scale), pairs))
     note = "" if throughput == bound else \
         f"{why}below the cut bound by {float(1 - throughput / bound):.3%}: " + "; ".join(split.dropped)
     return Forest(kind, g.participants, tuple(trees), throughput, bound, note, time.perf_counter() - start)
+
+
+def _at_link_rate(platform: Platform, trees: list[Tree], rate: Fraction) -> tuple[list[Tree], Fraction]:
+    """The trees scaled to the largest rate every link direction carries (their shares kept), and that rate.
+
+    Splitting drops the capacity it cannot split along the routes and packs
+    the trees at the rate of what is left; the trees themselves, routed on
+    the platform, may load no link to its bandwidth at that rate (random
+    platform 118, all-gather: packed at 1/8 bytes/s per root, the most
+    loaded link, ``P3-P2`` of 0.5 bytes/s, carries two of them: 1/4).
+    """
+    loads = link_loads(platform, [(u, v, t.weight / rate) for t in trees for u, v in t.arcs])
+    carried = min((Fraction(platform.links[link].bandwidth) / load for (link, _), load in loads.items() if load > 0),
+                  default=rate)
+    if carried <= rate:
+        return trees, rate
+    return [Tree(t.root, t.weight / rate * carried, t.arcs) for t in trees], carried
 
 
 def route_stars(platform: Platform, participants: Sequence[str],
