@@ -19,7 +19,7 @@ so the drivers are Python actors; their Python code that runs inside
 link latencies 0, so that CM02 shares equally; the route latency is waited
 by the sender before its transfer, as ``backend="simgrid"`` does), with the
 same configuration (:data:`collsched.simulation.simgrid.CONFIG`). Two
-drivers, the faster kept:
+drivers, the faster kept, each on one CPU (below):
 
 ``sendto``
     no mailboxes nor receivers: ``Comm.sendto_async(src, dst, bytes)``. In
@@ -33,6 +33,18 @@ drivers, the faster kept:
     ``get_async`` of its host at once and waits for all; the senders post
     ``put_async`` (in flight: all after their latencies, then wait;
     sequential: one at a time).
+
+**One CPU.** Debian's SimGrid runs Python actors only in its ``thread``
+context factory (``raw``, ``ucontext`` and ``boost`` abort with pybind11's
+``loader_life_support: internal error``), where every switch between
+actors is a hand-off between threads. On two CPUs those hand-offs cross
+CPUs and take from 1.3 to 2.5 s of wall time (about 1 s of it system time)
+on the star in sequence at N = 128; pinned to one CPU, 0.39 s, every run
+(``taskset -c 1 ... --child simgrid star 128 sequential sendto``, load about
+1). So the SimGrid child pins itself to one CPU before it creates its
+engine (``os.sched_setaffinity``): its fastest configuration, which an
+earlier version of this benchmark did not use (its ratios were 3 to 5
+times too flattering).
 
 The transfers are the program's sends (source, destination, bytes), so both
 sides compute the same thing; the relative difference of the makespans
@@ -204,6 +216,7 @@ def simgrid(topology: str, n: int, mode: str, driver: str) -> dict:
     from collsched.simulation import _simgrid_loader
     from collsched.simulation.simgrid import CONFIG, _simgrid_xml
 
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one CPU: SimGrid's thread contexts hand off fastest
     sg = _simgrid_loader.load()
     p, _ = case(topology, n, mode)
     hosts, per = transfers(topology, n, mode)
