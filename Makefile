@@ -1,6 +1,6 @@
 # Two entry points: `make demo` and `make test` (see README). Everything lives in .venv.
 # Each first installs the system packages it needs when missing (scripts/system-deps.sh: Debian, root),
-# then the Python packages at the versions of requirements.lock (`make lock` refreshes it).
+# then the Python packages at the versions of constraints.txt (`make lock` refreshes it).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 PIP_FLAGS := --quiet --disable-pip-version-check
 # every pip install takes the locked versions (--constraint; PIP_CONSTRAINT carries them into the isolated
 # environment pip builds collsched in, with maturin), and scripts/check_lock.py checks .venv holds exactly them
-LOCK := requirements.lock
+LOCK := constraints.txt
 export PIP_CONSTRAINT := $(CURDIR)/$(LOCK)
 UV_VERSION := 0.13.8
 # rustup's cargo, where a shell did not put it on PATH
@@ -51,7 +51,7 @@ pytest: dev
 test: dev cargo-test pytest
 
 # newest versions of every Python dependency allowed by pyproject.toml (run time, dev, and the build's
-# maturin), for every platform and Python >= 3.11, into requirements.lock
+# maturin), for every platform and Python >= 3.11, into constraints.txt
 lock: $(PY)
 	PIP_CONSTRAINT= $(PIP) install $(PIP_FLAGS) uv==$(UV_VERSION)
 	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \

@@ -1,4 +1,4 @@
-"""Check that the environment running this holds exactly the versions of the lock (requirements.lock) it installed.
+"""Check that the environment running this holds exactly the versions of the lock (constraints.txt) it installed.
 
 `make install` and `make dev` run it after pip: a package installed at a
 version the lock does not name (the lock ignored, or edited without
@@ -7,7 +7,7 @@ Lines whose environment marker does not hold here (another Python) are
 skipped; packages the lock does not name (pip, collsched itself) are not
 checked.
 
-Run: ``.venv/bin/python scripts/check_lock.py requirements.lock``.
+Run: ``.venv/bin/python scripts/check_lock.py constraints.txt``.
 """
 
 from __future__ import annotations
