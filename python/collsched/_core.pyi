@@ -189,6 +189,18 @@ def weighted_edge_coloring(
     n_right: int,
 ) -> list[tuple[int, list[int]]]: ...
 
+def pattern_columns(
+    transfers: list[object], tasks: list[object], index: dict[str, int], denominator: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
+           npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """A periodic pattern's transfers and tasks as columns: ``(tr_src, tr_dst, tr_count, tk_node, tk_count, tk_cost,
+    rows)``; ``rows`` flat, 6 int64 per piece ``(kind, inst, a, b, start, end)``, every transfer's pieces then every
+    task's inputs and output (a whole Value: ``start = 0``, ``end = denominator``).
+
+    Raises KeyError for a node not in ``index``, OverflowError when an integer does not fit 64 bits, TypeError for a
+    piece of another shape.
+    """
+
 class FlowNetwork:
     """A digraph with integer capacities (i128) kept between maximum-flow questions (Dinic's algorithm).
 

@@ -10,6 +10,7 @@ mod coloring;
 mod maxflow;
 mod mpi_fast;
 mod mpi_calls;
+mod lowering;
 
 use collsched_core::compile::{compile_fluid, HostPairs, Ops};
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
@@ -399,6 +400,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(coloring::weighted_edge_coloring, m)?)?;
     m.add_class::<maxflow::FlowNetwork>()?;
     m.add_function(wrap_pyfunction!(maxflow::pack_spanning_trees, m)?)?;
+    m.add_function(wrap_pyfunction!(lowering::pattern_columns, m)?)?;
     mpi_fast::register(m)?;
     mpi_calls::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

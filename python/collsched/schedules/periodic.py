@@ -67,13 +67,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Mapping
 
 from ..errors import ScheduleError
 from .base import Schedule
 from .periodic_columns import periodic_program
-from .program import Program, ProgramBuilder
+from .program import Program, ProgramBuilder, _collector_paused
 from .trees import TreeSchedule
 from .values import Piece, Value, as_piece
 
@@ -359,9 +361,11 @@ class PeriodicSchedule(Schedule):
         >>> PeriodicSchedule(period=1, slots=(Slot(Fraction(1), hops),)).ranks(p)
         ('h0', 'h1', 'sw')
         """
-        named = {n for slots in (self.init, self.slots, self.cleanup) for slot in slots
-                 for n in [t.src for t in slot.transfers] + [t.dst for t in slot.transfers]
-                 + [task.node for task in slot.tasks]}
+        slots = tuple(self.init) + tuple(self.slots) + tuple(self.cleanup)
+        transfers = list(chain.from_iterable(map(attrgetter("transfers"), slots)))
+        tasks = chain.from_iterable(map(attrgetter("tasks"), slots))
+        named = set(map(attrgetter("src"), transfers)) | set(map(attrgetter("dst"), transfers)) | \
+            set(map(attrgetter("node"), tasks))
         return tuple(platform.hosts) + tuple(n for n in platform.nodes if n in named and n not in platform.hosts)
 
     def lower(self, platform, collective=None) -> Program:
@@ -428,8 +432,9 @@ class PeriodicSchedule(Schedule):
         >>> cs.validate(p, c, s)
         """
         collective = self.answering(collective)
-        ranks = self.ranks(platform)
-        fast = periodic_program(self, ranks, collective.count)
+        with _collector_paused():  # what this allocates is collected after, if ever in a cycle
+            ranks = self.ranks(platform)
+            fast = periodic_program(self, ranks, collective.count)
         return fast if fast is not None else lower_with_builder(self, platform, collective.count)
 
 

@@ -41,66 +41,107 @@ The relay of :mod:`collsched.schedules.periodic`, for 5 operations:
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
-from .program import COMPUTE, RECV, SEND, Program, _frozen
-from .values import REDUCED, Piece, as_piece
+from .program import COMPUTE, RECV, SEND, Program, _collector_paused, _frozen
+from .values import REDUCED, as_piece
 
 __all__ = ["periodic_program"]
 
 
 class _Pattern:
-    """The slots' transfers and tasks as arrays (template items), pieces in CSR, values numbered."""
+    """The slots' transfers and tasks as arrays (template items), pieces in CSR, values numbered.
+
+    The transfers, tasks and pieces are read in Rust (``_core.pattern_columns``: one pass, no Python object made per
+    item); values are numbered in order of first appearance by one integer sort. Where a reduction's mask does not
+    fit an int64 (more than 63 operands), they are read in Python (:meth:`_read_python`), the masks numbered.
+    """
 
     def __init__(self, slots, index: dict, denominator: int):
-        int64 = (lambda xs: np.array(xs, dtype=np.int64))
-        trs = [(sid, t) for sid, slot in enumerate(slots) for t in slot.transfers]
-        tks = [(sid, t) for sid, slot in enumerate(slots) for t in slot.tasks]
-        self.tr_slot = int64([sid for sid, _ in trs])
-        self.tr_src = int64([index[t.src] for _, t in trs])
-        self.tr_dst = int64([index[t.dst] for _, t in trs])
-        self.tr_size = [t.size for _, t in trs]
-        self.tr_count = int64([len(t.pieces) for _, t in trs])
-        self.tk_slot = int64([sid for sid, _ in tks])
-        self.tk_node = int64([index[t.node] for _, t in tks])
-        self.tk_cost = np.array([float(t.cost) for _, t in tks], dtype=np.float64)
-        self.tk_count = int64([len(t.inputs) + 1 for _, t in tks])
-        # the pieces: every transfer's, then every task's (inputs, then output)
-        items = [x for _, t in trs for x in t.pieces] + [x for _, t in tks for x in t.inputs + (t.output,)]
-        pieces = [x if isinstance(x, Piece) else as_piece(x, denominator) for x in items]
+        from .. import _core
+
+        trs = list(chain.from_iterable(map(attrgetter("transfers"), slots)))
+        tks = list(chain.from_iterable(map(attrgetter("tasks"), slots)))
+        slot_ids = np.arange(len(slots), dtype=np.int64)
+        self.tr_slot = np.repeat(slot_ids, _lengths(map(attrgetter("transfers"), slots), len(slots)))
+        self.tk_slot = np.repeat(slot_ids, _lengths(map(attrgetter("tasks"), slots), len(slots)))
+        self.tr_size = list(map(attrgetter("size"), trs))
+        self._big_masks: list[int] = []
+        try:  # the pieces: every transfer's, then every task's (inputs, then output)
+            self.tr_src, self.tr_dst, self.tr_count, self.tk_node, self.tk_count, self.tk_cost, rows = \
+                _core.pattern_columns(trs, tks, index, denominator)
+            kind, inst, a, b, start, end = rows.reshape(-1, 6).T
+        except OverflowError:  # masks of more than 63 operands: read in Python
+            kind, inst, a, b, start, end = self._read_python(trs, tks, index, denominator)
         self.tr_first = np.cumsum(self.tr_count) - self.tr_count
-        self.tk_first = len(items) - int(self.tk_count.sum()) + np.cumsum(self.tk_count) - self.tk_count
+        self.tk_first = int(self.tr_count.sum()) + np.cumsum(self.tk_count) - self.tk_count
         self.p_slot = np.concatenate([np.repeat(self.tr_slot, self.tr_count), np.repeat(self.tk_slot, self.tk_count)])
-        values: dict = {}  # (kind, a, b) -> value id
-        self.p_vid = int64([values.setdefault((v.kind, v.a, v.b), len(values)) for v in (x.value for x in pieces)])
-        self.p_rel = int64([x.value.inst for x in pieces])
-        self.p_start = int64([x.start for x in pieces])
-        self.p_end = int64([x.end for x in pieces])
-        keys = list(values)
-        self.v_kind = int64([k[0] for k in keys])
-        self.v_b = int64([k[2] for k in keys])
+        self.p_rel, self.p_start, self.p_end = (np.ascontiguousarray(x) for x in (inst, start, end))  # not views of rows
+        # value ids by first appearance
+        first, inverse = _first_of_each(kind, a, b)
+        by_first = np.argsort(first, kind="stable")
+        rank = np.empty(len(first), np.int64)
+        rank[by_first] = np.arange(len(first), dtype=np.int64)
+        self.p_vid = rank[inverse]
+        at = first[by_first]
+        self.v_kind, self.v_b, v_a = kind[at], b[at], a[at]
         # a reduction's mask may not fit an int64: the program's table of operand sets holds it
-        self.masks = [k[1] if k[0] == REDUCED else None for k in keys]
-        self.v_a = int64([0 if k[0] == REDUCED else k[1] for k in keys])
+        reduced = self.v_kind == REDUCED
+        big = self._big_masks
+        self.masks = [(big[x] if big else x) if r else None for r, x in zip(reduced.tolist(), v_a.tolist())]
+        self.v_a = np.where(reduced, 0, v_a)
+
+    def _read_python(self, trs, tks, index: dict, denominator: int):
+        """What ``_core.pattern_columns`` reads, read in Python, with each reduction's mask numbered (its index in
+        ``self._big_masks``): per piece kind, instance, a, b, start, end."""
+        self.tr_src = _ints((index[t.src] for t in trs), len(trs))
+        self.tr_dst = _ints((index[t.dst] for t in trs), len(trs))
+        self.tr_count = _ints((len(t.pieces) for t in trs), len(trs))
+        self.tk_node = _ints((index[t.node] for t in tks), len(tks))
+        self.tk_count = _ints((len(t.inputs) + 1 for t in tks), len(tks))
+        self.tk_cost = np.array([float(t.cost) for t in tks], dtype=np.float64)
+        items = [x for t in trs for x in t.pieces] + [x for t in tks for x in t.inputs + (t.output,)]
+        pieces = [as_piece(x, denominator) for x in items]
+        n = len(pieces)
+        values = [x.value for x in pieces]
+        numbered: dict[int, int] = {}
+        a = _ints((numbered.setdefault(v.a, len(numbered)) if v.kind == REDUCED else v.a for v in values), n)
+        self._big_masks = list(numbered)
+        kind, inst, b = (_ints((v[j] for v in values), n) for j in (0, 1, 3))
+        start, end = (_ints((x[j] for x in pieces), n) for j in (1, 2))
+        return kind, inst, a, b, start, end
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector off (as it was after): reading a pattern of a hundred thousand transfers
-    allocates as many tuples, none in a cycle, and the collections they trigger walk every object alive (919,235
-    after planning ``bench_lowering.py``'s steady-state all-reduce of 8 hosts: its lowering took 2.97 s with the
-    collector on, 1.45 s with it off, one after the other under load 15)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+def _first_of_each(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of the distinct rows of the columns (``np.unique(..., axis=0, return_index=True,
+    return_inverse=True)`` less the rows themselves), through one int64 per row where the columns' ranges allow it
+    (a sort of integers, not of rows)."""
+    n = len(columns[0])
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lo = [int(c.min()) for c in columns]
+    spans = [int(c.max()) - m + 1 for c, m in zip(columns, lo)]
+    if math.prod(spans) >= 2 ** 62:
+        _, first, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
+        return first, inverse.reshape(-1)
+    code = np.zeros(n, np.int64)
+    for c, m, span in zip(columns, lo, spans):
+        code *= span
+        code += c - m
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+def _ints(values, n: int) -> np.ndarray:
+    return np.fromiter(values, np.int64, n)
+
+
+def _lengths(sequences, n: int) -> np.ndarray:
+    return np.fromiter(map(len, sequences), np.int64, n)
 
 
 def _pattern_of(schedule, slots, index: dict, denominator: int) -> _Pattern:
