@@ -31,7 +31,8 @@ of the code (``PYTHONPATH``) and compare, to see that a change of the
 lowering left every program as it was.
 
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_lowering.py [--only TEXT] [--target-ops N]
-[--no-reference] [--digest] [--single-count N] [--cold] [--repeat N]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT). Figures depend on the
+[--no-reference] [--digest] [--single-count N] [--cold] [--repeat N] [--cpu]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT;
+``--cpu`` times by the process's CPU time instead of the wall clock). Figures depend on the
 machine and its load (printed before and after); the ratios within one run are what compares.
 """
 
@@ -129,15 +130,15 @@ def digest(prog) -> str:
     return h.hexdigest()[:12]
 
 
-def timed_lower(s, p, c, repeat: int = 1):
-    """(program, the least seconds of ``repeat`` lowerings, operations through the builder in one)."""
+def timed_lower(s, p, c, repeat: int = 1, clock=time.perf_counter):
+    """(program, the least seconds of ``repeat`` lowerings by ``clock``, operations through the builder in one)."""
     best = math.inf
     for _ in range(repeat):
         count = Count()
         with count.active():
-            start = time.perf_counter()
+            start = clock()
             prog = s.lower(p, c)
-            best = min(best, time.perf_counter() - start)
+            best = min(best, clock() - start)
     return prog, best, count.ops
 
 
@@ -184,6 +185,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cold", action="store_true",
                     help="time the first lowering of the schedules of algorithms that plan no series (by default "
                          "a lowering before the timed one warms the caches)")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time by the process's CPU time (time.process_time), not the wall clock: on a loaded machine "
+                         "the wall time counts the waits for a core")
     ap.add_argument("--exchange-hosts", type=int, default=256, help="hosts of all-to-all cases (default 256)")
     ap.add_argument("--tree-hosts", type=int, default=64, help="hosts of tree cases (default 64)")
     ap.add_argument("--gpu-hosts", type=int, default=8, help="hosts of all-gather/reduce-scatter/all-reduce (default 8)")
@@ -195,7 +199,8 @@ def main(argv: list[str] | None = None) -> None:
         n = getattr(args, name)
         if n < 2 or n & (n - 1):
             ap.error(f"--{name.replace('_', '-')} is {n}: give a power of two >= 2 (the platforms are hypercubes)")
-    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"load average before: {os.getloadavg()[0]:.2f}; times: "
+          f"{'CPU time of the process' if args.cpu else 'wall clock'}", flush=True)
     head = (f"{'algorithm':22s} {'kind':13s} {'hosts':>5s} {'count':>5s} {'ops':>9s} {'path':8s} {'builder':>7s} "
             f"{'seconds':>8s} {'us/op':>7s} {'builder us/op':>13s} {'ratio':>6s} equal")
     print(head)
@@ -211,13 +216,14 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{algorithm:22s} {kind:13s} not planned: {type(exc).__name__}: {str(exc).splitlines()[0]}",
                       flush=True)
                 continue
-            prog, seconds, via_builder = timed_lower(s, p, c, args.repeat)
+            clock = time.process_time if args.cpu else time.perf_counter
+            prog, seconds, via_builder = timed_lower(s, p, c, args.repeat, clock)
             n = prog.n_ops
             path = "columns" if via_builder == 0 else "builder" if via_builder >= n else "copied"
             ref, ratio, equal = "-", "-", "-"
             if not args.no_reference and n <= args.reference_max_ops:
                 with builder_only():
-                    slow, slow_seconds, _ = timed_lower(s, p, c, args.repeat)
+                    slow, slow_seconds, _ = timed_lower(s, p, c, args.repeat, clock)
                 ref = f"{1e6 * slow_seconds / n:.2f}"
                 ratio = f"{slow_seconds / seconds:.1f}"
                 equal = "yes" if slow == prog else "NO"
