@@ -198,43 +198,61 @@ def repeated(prog: Program, head: int, period: int, copies: int, *, items: int, 
     if copies == 0:
         return prog
     k = np.arange(1, copies + 1, dtype=np.int64)
-
-    def cat(column, shift_copy, shift_tail):
-        tail = column[end:]
-        return np.concatenate([column[:end], shift_copy(column[cur]), shift_tail(tail)])
-
-    tiled = lambda a: np.tile(a, copies)  # noqa: E731
-    rank = cat(prog.op_rank, tiled, lambda a: a)
-    kind = cat(prog.op_kind, tiled, lambda a: a)
-    peer = cat(prog.op_peer, tiled, lambda a: a)
-    size = cat(prog.op_size, tiled, lambda a: a)
-    msg = cat(prog.op_msg, lambda a: np.where(tiled(a) >= 0, tiled(a) + np.repeat(k * M, P), -1),
-              lambda a: np.where(a >= 0, a + copies * M, -1))
+    # every column: the operations up to the template's end, the copies (the template broadcast, plus a shift per
+    # copy), the tail; written once into its final array
+    rank, kind, peer, size = (_spliced(a[:end], a[cur], copies, a[end:]) for a in
+                              (prog.op_rank, prog.op_kind, prog.op_peer, prog.op_size))
+    tail_msg = prog.op_msg[end:]
+    msg = _spliced(prog.op_msg[:end], prog.op_msg[cur], copies, np.where(tail_msg >= 0, tail_msg + copies * M, -1),
+                   np.outer(k * M, talks))
     # dependencies: the template's, shifted by P per copy; the tail's, by all the copies
     deps = prog.dep_idx
     step_of = np.full(template_deps.shape[0], P, np.int64)  # how far a copy's dependency moves per copy
     if linked is not None:
         step_of[far_linked] = linked[2]
     tail_deps = deps[prog.dep_ptr[end]:]
-    dep_idx = np.concatenate([deps[:prog.dep_ptr[end]],
-                              np.tile(template_deps, copies) + np.outer(k, step_of).reshape(-1),
-                              tail_deps + copies * P * ((tail_deps >= end) if anchored_tail else 1)])
-    counts = np.concatenate([np.diff(prog.dep_ptr[:end + 1]), np.tile(dep_count, copies), np.diff(prog.dep_ptr[end:])])
-    dep_ptr = np.zeros(len(counts) + 1, np.int64)
-    np.cumsum(counts, out=dep_ptr[1:])
+    dep_idx = _spliced(deps[:prog.dep_ptr[end]], template_deps, copies,
+                       tail_deps + copies * P * ((tail_deps >= end) if anchored_tail else 1), np.outer(k, step_of))
+    dep_ptr = _pointer(prog.dep_ptr, head, end, copies)
     # pieces: the template's moved on by I items per copy; the tail's by all the copies
     rows, first_tail = prog.pieces, int(prog.piece_ptr[end])
-    n_rows = piece_at.shape[0]
-    copied = shifted_rows(np.tile(rows[piece_at], (copies, 1)), np.tile(item[piece_at], copies),
-                          np.tile(step[piece_at], copies), chunks, np.repeat(k * items, n_rows))
     tail = rows[first_tail:] if anchored_tail else \
         shifted_rows(rows[first_tail:], item[first_tail:], step[first_tail:], chunks, copies * items)
-    pieces = np.concatenate([rows[:first_tail], copied, tail])
-    pcounts = np.concatenate([np.diff(prog.piece_ptr[:end + 1]), np.tile(piece_count, copies),
-                              np.diff(prog.piece_ptr[end:])])
-    piece_ptr = np.zeros(len(pcounts) + 1, np.int64)
-    np.cumsum(pcounts, out=piece_ptr[1:])
+    pieces = _spliced(rows[:first_tail], rows[piece_at], copies, tail)
+    if copies and len(piece_at):
+        block = pieces[first_tail:first_tail + copies * len(piece_at)].reshape(copies, len(piece_at), 6)
+        at = item[piece_at]
+        moved = at + (k * items)[:, None]
+        block[:, :, 1] = moved // chunks
+        if chunks > 1:
+            shift = (moved % chunks - at % chunks) * step[piece_at]
+            block[:, :, 4] += shift
+            block[:, :, 5] += shift
+    piece_ptr = _pointer(prog.piece_ptr, head, end, copies)
     return Program(ranks=prog.ranks, denominator=prog.denominator, op_rank=_frozen(rank), op_kind=_frozen(kind),
                    op_peer=_frozen(peer), op_msg=_frozen(msg), op_size=_frozen(size), dep_ptr=_frozen(dep_ptr),
-                   dep_idx=_frozen(dep_idx), piece_ptr=_frozen(piece_ptr), pieces=_frozen(pieces.reshape(-1, 6)),
+                   dep_idx=_frozen(dep_idx), piece_ptr=_frozen(piece_ptr), pieces=_frozen(pieces),
                    name=prog.name, operand_sets=prog.operand_sets)
+
+
+def _spliced(head: np.ndarray, template: np.ndarray, copies: int, tail: np.ndarray,
+             shift: np.ndarray | None = None) -> np.ndarray:
+    """``head``, ``copies`` copies of ``template`` (copy ``c`` plus ``shift[c]``, broadcast), ``tail``: one new array."""
+    n, m = len(head), copies * len(template)
+    out = np.empty((n + m + len(tail),) + template.shape[1:], dtype=template.dtype)
+    out[:n] = head
+    block = out[n:n + m].reshape((copies,) + template.shape)
+    block[...] = template
+    if shift is not None:
+        block += shift
+    out[n + m:] = tail
+    return out
+
+
+def _pointer(ptr: np.ndarray, head: int, end: int, copies: int) -> np.ndarray:
+    """The CSR pointer of a column after :func:`_spliced` (rows per operation unchanged)."""
+    counts = np.diff(ptr)
+    out = np.empty(len(ptr) + copies * (end - head), np.int64)
+    out[0] = 0
+    np.cumsum(_spliced(counts[:end], counts[head:end], copies, counts[end:]), out=out[1:])
+    return out

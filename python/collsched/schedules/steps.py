@@ -35,6 +35,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -43,7 +45,7 @@ from ..errors import ScheduleError
 from .base import Schedule
 from .combining import REDUCTION_KINDS, Holdings
 from .columns import direct_step_program, step_program
-from .program import Program, ProgramBuilder
+from .program import Program, ProgramBuilder, _collector_paused
 from .repeat import repeated
 from .values import Piece, Value
 
@@ -215,7 +217,7 @@ def _named(steps) -> int:
     """``q``, one more than the largest instance the steps name (1 when none)."""
     if isinstance(steps, DirectSteps):
         return 1 + (int(steps.inst.max()) if steps.n_transfers else 0)
-    return 1 + max((t.inst for g in steps for t in g), default=0)
+    return 1 + max(map(attrgetter("inst"), chain.from_iterable(steps)), default=0)
 
 
 def _direct_columns(steps, platform, collective):
@@ -575,6 +577,10 @@ class StepSchedule(Schedule):
             sync = self.params.get("sync", "barrier")
         if sync not in SYNC_MODES:
             raise ValueError(f"unknown sync {sync!r}; expected one of {', '.join(SYNC_MODES)}")
+        with _collector_paused():  # what this allocates is collected after, if ever in a cycle; see _collector_paused
+            return self._lower(platform, collective, sync)
+
+    def _lower(self, platform, collective, sync: str) -> Program:
         cols = _direct_columns(self.steps, platform, collective)
         if cols is not None:  # columns, lowered as columns
             fast = direct_step_program(*cols, platform, collective, sync, denominator=self.denominator,
