@@ -118,3 +118,15 @@ def test_masks_beyond_64_bits_are_read_as_python_ints_and_the_program_stays_the_
     assert fast == slow and fast.operand_sets == slow.operand_sets
     assert fast.operand_sets == ((1 << 70) | 1, 0b1000, (1 << 70) | 0b1001)
     assert s.__dict__["_pattern"][1]._big_masks == [(1 << 70) | 1, (1 << 70) | 0b1001, 0b1000]  # read in Python
+
+
+def test_an_extension_without_the_reader_reads_in_python_the_same_program(monkeypatch):
+    """An extension built before ``pattern_columns`` (a worktree's stale copy) lowers through the Python reader."""
+    import collsched as cs
+    from collsched import _core
+    from collsched.schedules.periodic import lower_with_builder
+
+    monkeypatch.delattr(_core, "pattern_columns")
+    s = _relay()
+    star = cs.topologies.star(3)
+    assert periodic_columns.periodic_program(s, s.ranks(star), 7) == lower_with_builder(s, star, 7)

@@ -71,11 +71,14 @@ class _Pattern:
         self.tk_slot = np.repeat(slot_ids, _lengths(map(attrgetter("tasks"), slots), len(slots)))
         self.tr_size = list(map(attrgetter("size"), trs))
         self._big_masks: list[int] = []
+        reader = getattr(_core, "pattern_columns", None)  # None: an extension built before it (rebuild it)
         try:  # the pieces: every transfer's, then every task's (inputs, then output)
+            if reader is None:
+                raise OverflowError
             self.tr_src, self.tr_dst, self.tr_count, self.tk_node, self.tk_count, self.tk_cost, rows = \
-                _core.pattern_columns(trs, tks, index, denominator)
+                reader(trs, tks, index, denominator)
             kind, inst, a, b, start, end = rows.reshape(-1, 6).T
-        except OverflowError:  # masks of more than 63 operands: read in Python
+        except OverflowError:  # masks of more than 63 operands (or no reader): read in Python
             kind, inst, a, b, start, end = self._read_python(trs, tks, index, denominator)
         self.tr_first = np.cumsum(self.tr_count) - self.tr_count
         self.tk_first = int(self.tr_count.sum()) + np.cumsum(self.tk_count) - self.tk_count
