@@ -1,4 +1,4 @@
-"""``collsched msccl {check,simulate,export}``: MSCCL XML algorithm files, checked, simulated and written.
+"""``collsched msccl {check,simulate,export,plan}``: MSCCL XML algorithm files, checked, simulated and written.
 
 Examples
 --------
@@ -117,13 +117,14 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                                                                "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
                                                                "executor and RCCL load a folder instead (MSCCL_ALGO_DIR)."),
                    strict: bool = typer.Option(False, "--strict", help="Refuse a forest schedule whose export "
-                                               "exceeds the runtime's limits, instead of exporting the forest that "
+                                               "exceeds the runtime's limits, instead of exporting a forest that "
                                                "fits (fewer chunks of 1, 2, 4, ..., 256, tree shares on a grid of "
                                                "1/32 .. 1/1).")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back.
 
-    What does not fit the runtime is changed first (a forest's chunks, messages without data, messages merged or cut)
-    and said in one line; the times printed are under Fluid, the file's read back from it.
+    Where the runtime cannot run the schedule as it is, another is exported (a forest: the fastest of its tree shares
+    on a chunk grid and of the Program of msccl.ready's file; else that Program, without messages without data), said
+    in one line; the time printed as the schedule exported's is the file's, read back, beside the schedule given's.
     """
     from .collective_io import load_collective
     from .interop import msccl
@@ -200,9 +201,10 @@ def plan_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                                                              "it (.xml), as for export.")):
     """Plan a schedule in MSCCL's execution model and write it: the file takes the planned time exactly.
 
-    The forest's tree shares go on the runtime's chunk grid (the best throughput on the finest grid whose export
-    changes nothing); another algorithm is lowered without its messages without data. The first line says what was
-    planned, the last the planned time and the file's, read back.
+    The forest: the fastest under Fluid of its tree shares on each of the runtime's chunk grids (the best throughput
+    on that grid) that exports as it is, and of the Program of the file msccl.ready makes of it; another algorithm is
+    lowered without its messages without data. The first line says what was planned, the last the planned time and
+    the file's, read back.
     """
     from .collective_io import load_collective
     from .interop import msccl

@@ -243,8 +243,8 @@ class Planned:
     planner_throughput : Fraction or None
         The forest's throughput as :func:`collsched.plan` planned it, shares free.
     rejected : tuple of str
-        The forest's other candidates, finest grid first, and why each was not taken (refused, changed by the
-        export, or slower: its time).
+        The forest's other candidates, finest grid first (``msccl.ready``'s file last), and why each was not taken
+        (refused, changed by the export, or slower: its time).
     signals : int
         The baseline's messages without data, left out (0 for the forest, which has none).
     made_ready : tuple of str
