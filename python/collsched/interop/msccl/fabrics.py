@@ -69,11 +69,11 @@ def fabric(text: str):
     ...
     collsched.errors.CollschedError: platform 'ndv2:two': 'two' is not a number (write e.g. mi250:2)
     """
-    name, colon, count = text.partition(":")
+    name, _, count = text.partition(":")
     if name not in NAMES:
         raise CollschedError(f"platform {text!r} is not a GPU fabric", fix=f"name one of {', '.join(NAMES)}")
     try:
-        n = int(count) if colon else 1
+        n = int(count) if count else 1
     except ValueError:
         raise CollschedError(f"platform {text!r}: {count!r} is not a number", fix="write e.g. mi250:2") from None
     if n < 1:
