@@ -1,4 +1,4 @@
-"""``collsched msccl {check,simulate,export}``: MSCCL XML algorithm files, checked, simulated and written.
+"""``collsched msccl {check,simulate,export,plan}``: MSCCL XML algorithm files, checked, simulated and written.
 
 Examples
 --------
@@ -21,19 +21,13 @@ msccl_app = typer.Typer(no_args_is_help=True, help="Check, simulate and write MS
 
 
 def _platform(text: Optional[str]):
-    """A platform file, or a GPU fabric by name: dgx2, ndv2, dgx_a100, mi250, optionally with a count (``mi250:2``)."""
+    """A platform file, or a GPU fabric by name (:func:`collsched.interop.msccl.fabrics.fabric`: ``mi250:2``)."""
     if text is None:
         return None
-    from . import topologies
-    from .errors import CollschedError
+    from .interop.msccl.fabrics import NAMES, fabric
 
-    name, _, count = text.partition(":")
-    if name in ("dgx2", "ndv2", "dgx_a100", "mi250") and not Path(text).exists():
-        try:
-            n = int(count) if count else 1
-        except ValueError:
-            raise CollschedError(f"platform {text!r}: {count!r} is not a number", fix="write e.g. mi250:2") from None
-        return getattr(topologies, name)(n)
+    if text.partition(":")[0] in NAMES and not Path(text).exists():
+        return fabric(text)
     from .platform.io import load_platform
 
     return load_platform(Path(text))
@@ -123,13 +117,14 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                                                                "it (.xml), for microsoft/msccl's MSCCL_CONFIG; the MSCCL "
                                                                "executor and RCCL load a folder instead (MSCCL_ALGO_DIR)."),
                    strict: bool = typer.Option(False, "--strict", help="Refuse a forest schedule whose export "
-                                               "exceeds the runtime's limits, instead of exporting the forest that "
+                                               "exceeds the runtime's limits, instead of exporting a forest that "
                                                "fits (fewer chunks of 1, 2, 4, ..., 256, tree shares on a grid of "
                                                "1/32 .. 1/1).")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back.
 
-    What does not fit the runtime is changed first (a forest's chunks, messages without data, messages merged or cut)
-    and said in one line; the times printed are under Fluid, the file's read back from it.
+    Where the runtime cannot run the schedule as it is, another is exported (a forest: the fastest of its tree shares
+    on a chunk grid and of the Program of msccl.ready's file; else that Program, without messages without data), said
+    in one line; the time printed as the schedule exported's is the file's, read back, beside the schedule given's.
     """
     from .collective_io import load_collective
     from .interop import msccl
@@ -140,44 +135,54 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     p = _platform(platform)
     c = load_collective(collective)
     s = load_program_or_schedule(schedule)
-    r = msccl.ready(p, c, s, strict=strict, name=output.stem, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
-    if r.changes:
-        console.print("changed to fit the runtime: " + "; ".join(r.changes), soft_wrap=True, markup=False)
-    _write_and_report(r, output, p, c, registration)
+    options = dict(name=output.stem, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
+    planned = msccl.exported(p, c, s, strict=strict, made=msccl.ready(p, c, s, strict=strict, **options), **options)
+    if planned.exported is not s:
+        console.print(f"changed to fit the runtime: exported {planned.summary()}", soft_wrap=True, markup=False)
+    _write_and_report(planned, output, p, c, registration, "exported")
 
 
-def _write_and_report(r, output: Path, p, c, registration: Optional[Path]) -> None:
-    """Write ``r``'s file (and the registration), read it back, checked, and print the times: planned, the file's,
-    equal or why not (``export``'s and ``plan``'s last lines)."""
+def _write_and_report(planned, output: Path, p, c, registration: Optional[Path], what: str) -> None:
+    """Write ``planned``'s file (and the registration), read it back, checked, and print the times: the schedule
+    ``what`` (exported or planned), which the file takes, the file read back, and the schedule given where it is
+    another (``export``'s and ``plan``'s last lines)."""
     from .interop import msccl
     from .simulation import models, simulate
 
+    r = planned.ready
     r.write(output)
     result = msccl.check(output, p, size=c.size, ranks=list(c.hosts))
     console.print(f"wrote {output}: {result.summary()}", soft_wrap=True, markup=False)
     read_back = simulate(p, result.imported.program, result.imported.collective, model=models.Fluid()).makespan
-    console.print(f"{r.summary()}; the file read back {read_back * 1e6:.3f} us ({_verdict(r, read_back)})",
-                  soft_wrap=True, markup=False)
+    console.print(report(planned, read_back, what), soft_wrap=True, markup=False)
     if registration is not None:
         msccl.write_registration(registration, [output])
         console.print(f"wrote {registration}", soft_wrap=True, markup=False)
 
 
-def _verdict(r, read_back: float) -> str:
-    """The file read back against its Program and the schedule as planned: equal, or why not, in a few words.
+def report(planned, read_back: float, what: str = "exported") -> str:
+    """The last line of ``export`` and ``plan``: the time of the schedule ``what`` (the one the file is written
+    from, ``planned.ready.planned_makespan``), its gap, the file's read back (``read_back``) against it, and the
+    schedule given where the exported one is another.
 
     >>> from types import SimpleNamespace as R
-    >>> _verdict(R(makespan=2.0, planned_makespan=2.0, changes=()), 2.0)
-    "= its Program's = the planned time"
-    >>> _verdict(R(makespan=2.0, planned_makespan=3.0, changes=("x",)), 2.0)
-    "= its Program's; not the planned time: changed to fit the runtime (above)"
+    >>> r = R(makespan=2e-6, planned_makespan=2e-6, bound=None)
+    >>> report(R(ready=r, exported=1, schedule=1, given_makespan=2e-6), 2e-6)
+    "Fluid: the schedule exported takes 2.000 us; the file read back 2.000 us (= the schedule exported's)"
+    >>> report(R(ready=r, exported=1, schedule=0, given_makespan=3e-6), 2e-6)
+    "Fluid: the schedule exported takes 2.000 us; the file read back 2.000 us (= the schedule exported's); the schedule given, as planned, 3.000 us, another schedule (above)"
     """
-    program = "= its Program's" if read_back == r.makespan else f"its Program's: {r.makespan * 1e6:.3f} us"
-    if read_back == r.planned_makespan:
-        return f"{program} = the planned time"
-    if r.changes:
-        return f"{program}; not the planned time: changed to fit the runtime (above)"
-    return f"{program}; not the planned time, {read_back / r.planned_makespan - 1:+.1e} off though nothing changed"
+    r = planned.ready
+    gap = "" if r.bound is None else \
+        f", gap {r.planned_makespan / float(r.bound.value) - 1:+.1%} to the bound ({r.bound.name})"
+    equal = f"= the schedule {what}'s" if read_back == r.planned_makespan else \
+        f"not the schedule {what}'s: {read_back / r.planned_makespan - 1:+.1e}"
+    line = (f"Fluid: the schedule {what} takes {r.planned_makespan * 1e6:.3f} us{gap}; the file read back "
+            f"{read_back * 1e6:.3f} us ({equal})")
+    if planned.exported is not planned.schedule or planned.given_makespan != r.planned_makespan:
+        given = "the schedule given, as planned," if what == "exported" else "collsched.plan's schedule"
+        line += f"; {given} {planned.given_makespan * 1e6:.3f} us, another schedule (above)"
+    return line
 
 
 @msccl_app.command("plan")
@@ -196,9 +201,10 @@ def plan_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                                                              "it (.xml), as for export.")):
     """Plan a schedule in MSCCL's execution model and write it: the file takes the planned time exactly.
 
-    The forest's tree shares go on the runtime's chunk grid (the best throughput on the finest grid whose export
-    changes nothing); another algorithm is lowered without its messages without data. The first line says what was
-    planned, the last the planned time and the file's, read back.
+    The forest: the fastest under Fluid of its tree shares on each of the runtime's chunk grids (the best throughput
+    on that grid) that exports as it is, and of the Program of the file msccl.ready makes of it; another algorithm is
+    lowered without its messages without data. The first line says what was planned, the last the planned time and
+    the file's, read back.
     """
     from .collective_io import load_collective
     from .interop import msccl
@@ -210,7 +216,4 @@ def plan_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
     planned = msccl.plan(p, c, algorithm=algorithm, chunks=chunks, name=output.stem, proto=proto,
                          min_bytes=min_bytes, max_bytes=max_bytes)
     console.print(planned.summary(), soft_wrap=True, markup=False)
-    if planned.ready.changes:
-        console.print("changed to fit the runtime: " + "; ".join(planned.ready.changes), soft_wrap=True,
-                      markup=False)
-    _write_and_report(planned.ready, output, p, c, registration)
+    _write_and_report(planned, output, p, c, registration, "planned")

@@ -1,7 +1,7 @@
 """Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce, Broadcast and Reduce (and
 AlltoAll) on every GPU fabric, one chassis (dgx2, ndv2, dgx_a100 at 1 MiB; mi250 at 4 kB) and two (dgx2(2), ndv2(2),
 dgx_a100(2), mi250(2) at 4 kB): valid, within the runtime's limits, and exactly as fast under Fluid as the Program
-``msccl.ready`` says it runs; that Program as fast as the schedule's without its signals where nothing but the signals
+``msccl.ready`` says it runs, and as the schedule ``msccl.exported`` exports and ``collsched msccl export`` reports; that Program as fast as the schedule's without its signals where nothing but the signals
 changed (the forests that do not fit as planned are fitted by ``msccl.ready``: ``test_msccl_forest_fabrics.py`` and
 ``test_msccl_ready.py``). The forest on mi250(2) (445 trees) is planned and made ready once per run
 (:func:`mi250_forest`), for this file and ``test_msccl_forest_fabrics.py``."""
@@ -16,31 +16,21 @@ import collsched as cs
 from collsched.algorithms import registry
 from collsched.errors import CollschedError
 from collsched.interop import msccl
+from collsched.interop.msccl.fabrics import ALLTOALL_FABRICS, KINDS, ROUND_TRIP, collective, fabric
 from collsched.interop.msccl.lint import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
 from collsched.interop.msccl.threadblocks import drop_signals
 
-# fabric -> (platform, size in bytes)
-FABRICS = {"dgx2": (lambda: cs.topologies.dgx2(1), 2 ** 20), "ndv2": (lambda: cs.topologies.ndv2(1), 2 ** 20),
-           "dgx_a100": (lambda: cs.topologies.dgx_a100(1), 2 ** 20), "mi250": (lambda: cs.topologies.mi250(1), 4096),
-           "dgx2:2": (lambda: cs.topologies.dgx2(2), 4096), "ndv2:2": (lambda: cs.topologies.ndv2(2), 4096),
-           "dgx_a100:2": (lambda: cs.topologies.dgx_a100(2), 4096), "mi250:2": (lambda: cs.topologies.mi250(2), 4096)}
-KINDS = {"allgather": lambda h, size: cs.AllGather(participants=h, size=size),
-         "reducescatter": lambda h, size: cs.ReduceScatter(participants=h, size=size),
-         "allreduce": lambda h, size: cs.AllReduce(participants=h, size=size),
-         "broadcast": lambda h, size: cs.Broadcast(source=h[0], targets=h[1:], size=size),
-         "reduce": lambda h, size: cs.Reduce(participants=h, target=h[0], size=size),
-         "alltoall": lambda h, size: cs.AllToAll(senders=h, size=size)}
-CASES = [(f, k, a.name) for f in FABRICS for k, make in KINDS.items()
+CASES = [(f, k, a.name) for f in ROUND_TRIP for k, make in KINDS.items()
          for a in registry.applicable(make(["h0", "h1", "h2"], 1.0))
-         if k != "alltoall" or f in ("ndv2", "mi250", "dgx2:2")]
+         if k != "alltoall" or f in ALLTOALL_FABRICS]
 
 
 @functools.cache
 def mi250_forest(kind: str):
     """``(platform, collective, schedule, msccl.ready(...))`` of the forest on mi250(2) at 4 kB, its own chunk count:
     computed once per run (seconds: its 445 trees), for this file and ``test_msccl_forest_fabrics.py``."""
-    g = FABRICS["mi250:2"][0]()
-    c = KINDS[kind](list(g.hosts), FABRICS["mi250:2"][1])
+    g = fabric("mi250:2")
+    c = collective(kind, g, ROUND_TRIP["mi250:2"])
     s = cs.plan(g, c, algorithm="forest")
     return g, c, s, msccl.ready(g, c, s)
 
@@ -61,15 +51,14 @@ def _within_limits(algo) -> None:
         assert all(st.cnt > 0 for tb in g.tbs for st in tb.steps if st.type != "nop")
 
 
-@pytest.mark.parametrize("fabric, kind, algorithm", CASES)
-def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
-    make, size = FABRICS[fabric]
-    g = make()
-    c = KINDS[kind](list(g.hosts), size)
+@pytest.mark.parametrize("name, kind, algorithm", CASES)
+def test_export_reads_back_valid(tmp_path, name, kind, algorithm):
+    g = fabric(name)
+    c = collective(kind, g, ROUND_TRIP[name])
     # the forest on one chassis in 4 chunks (its own choice at 1 MiB, up to 64, takes minutes to fit on ndv2(1));
     # on two, its own choice at 4 kB (1 chunk)
-    options = {"chunks": 4} if algorithm == "forest" and ":" not in fabric else {}
-    if (fabric, algorithm) == ("mi250:2", "forest"):
+    options = {"chunks": 4} if algorithm == "forest" and ":" not in name else {}
+    if (name, algorithm) == ("mi250:2", "forest"):
         g, c, schedule, ready = mi250_forest(kind)
         program = None   # not needed: msccl.ready fits this forest (below)
     else:
@@ -102,6 +91,19 @@ def test_export_reads_back_valid(tmp_path, fabric, kind, algorithm):
         assert imp.program.bytes_sent == program.bytes_sent
     else:   # only the forest changes otherwise: fitted, its messages merged or cut, its thread blocks' order
         assert algorithm == "forest"
+    # what ``collsched msccl export`` writes and reports as the schedule's time (the schedule exported's,
+    # msccl.exported): the file's, exactly
+    p = msccl.exported(g, c, schedule, made=ready)
+    r = p.ready
+    assert r.changes == () and r.planned_makespan == r.makespan and r.planned is p.exported
+    if r.text == ready.text:
+        assert after == r.planned_makespan
+    else:   # a forest that does not export as it is: the fastest of its shares on each grid and ready's file
+        assert algorithm == "forest" and p.grid is not None and r.makespan <= ready.makespan
+        back = msccl.check_text(r.text, g, size=c.size).imported
+        cs.validate(g, c, back.program)
+        _within_limits(back.algo)
+        assert cs.simulate(g, back.program, c, model=cs.models.Fluid()).makespan == r.planned_makespan
 
 
 def test_forest_thread_blocks_within_the_runtime_limit():

@@ -29,11 +29,11 @@ from .check import Checked, check, check_text, read
 from .export import call_bytes, fit_chunks, to_xml, write, write_registration
 from .fit import round_shares
 from .lint import Finding, lint
-from .planning import GridShares, Planned, grid_shares, plan
+from .planning import GridShares, Planned, exported, fastest_forest, grid_shares, plan
 from .ready import Ready, ready
 from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
-__all__ = ["read", "check", "check_text", "ready", "Ready", "plan", "Planned", "grid_shares", "GridShares", "write", "to_xml", "fit_chunks",
+__all__ = ["read", "check", "check_text", "ready", "Ready", "plan", "Planned", "fastest_forest", "exported", "grid_shares", "GridShares", "write", "to_xml", "fit_chunks",
            "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]
