@@ -820,6 +820,4 @@ fn done_at(f: &Flow, now: f64) -> bool {
 }
 
 #[cfg(test)]
-mod reference;
-#[cfg(test)]
 mod tests;

@@ -466,9 +466,6 @@ const RECORDED_TOL: f64 = 0.0;
 /// recorded one, so that a tolerated difference cannot change the calls that follow.
 struct Driven<'a> {
     mm: MaxMin,
-    /// while recording: the reference solver (`reference.rs`, the solver before its work-saving changes), driven
-    /// alongside, every answer equal bit for bit
-    old: Option<super::reference::MaxMin>,
     out: String,
     expect: Option<&'a mut std::str::Lines<'static>>,
     last_n: String,
@@ -491,8 +488,7 @@ fn same(a: f64, b: f64) -> bool {
 
 impl<'a> Driven<'a> {
     fn new(name: &str, caps: &[f64], expect: Option<&'a mut std::str::Lines<'static>>) -> Driven<'a> {
-        let old = expect.is_none().then(|| super::reference::MaxMin::new(caps));
-        let mut d = Driven { mm: MaxMin::new(caps), old, out: String::new(), expect, last_n: String::new(),
+        let mut d = Driven { mm: MaxMin::new(caps), out: String::new(), expect, last_n: String::new(),
                              case: name.to_string(), checked: 0 };
         let got = d.answer(format!("c {name}"));
         assert_eq!(got, format!("c {name}"), "the record's cases are not in this order");
@@ -514,22 +510,12 @@ impl<'a> Driven<'a> {
     }
     fn add(&mut self, now: f64, id: usize, chans: &[usize], bytes: f64, cap: f64) {
         self.mm.add(now, id, chans, bytes, cap);
-        if let Some(old) = &mut self.old {
-            old.add(now, id, chans, bytes, cap);
-        }
     }
     fn remove(&mut self, now: f64, id: usize) {
         self.mm.remove(now, id);
-        if let Some(old) = &mut self.old {
-            old.remove(now, id);
-        }
     }
     fn bytes(&mut self) {
         let got = self.mm.channel_bytes().to_vec();
-        if let Some(old) = &self.old {
-            let bits = |b: &[f64]| b.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got), bits(old.channel_bytes()), "{}: channel bytes", self.case);
-        }
         let text: Vec<String> = got.iter().map(|&b| f(b)).collect();
         let want = self.answer(format!("b {}", text.join(" ")));
         let want: Vec<f64> = want.split(' ').skip(1).map(num).collect();
@@ -540,10 +526,6 @@ impl<'a> Driven<'a> {
     }
     fn next_completion(&mut self) -> Option<(f64, usize)> {
         let got = self.mm.next_completion();
-        if let Some(old) = &mut self.old {
-            let want = old.next_completion();
-            assert_eq!(got.map(|(t, id)| (t.to_bits(), id)), want.map(|(t, id)| (t.to_bits(), id)), "{}", self.case);
-        }
         let line = match got {
             Some((t, id)) => format!("n {} {id}", f(t)),
             None => "n -".to_string(),
@@ -565,16 +547,10 @@ impl<'a> Driven<'a> {
     }
     /// Ask flow `id`'s rate, which recomputes the rates, without recording it.
     fn recompute(&mut self, id: usize) {
-        let got = self.mm.rate(id);
-        if let Some(old) = &mut self.old {
-            assert_eq!(got.to_bits(), old.rate(id).to_bits(), "{}: flow {id}", self.case);
-        }
+        self.mm.rate(id);
     }
     fn rate(&mut self, id: usize) -> f64 {
         let got = self.mm.rate(id);
-        if let Some(old) = &mut self.old {
-            assert_eq!(got.to_bits(), old.rate(id).to_bits(), "{}: flow {id}", self.case);
-        }
         let want = num(self.answer(format!("q {}", f(got))).split(' ').nth(1).unwrap());
         assert!(same(got, want), "{}: flow {id} rate {got}, recorded {want}", self.case);
         want
@@ -709,9 +685,11 @@ fn all_cases(log: &mut String, mut expect: Option<&mut std::str::Lines<'static>>
     checked
 }
 
-/// Writes `testdata/recorded.txt`, the answers [`replays_recorded_outputs`] expects (and, while `reference.rs` is
-/// there, checks that they are the reference's bit for bit):
-/// `cargo test --release -p collsched-core fluid::tests::record_outputs -- --ignored`.
+/// Writes `testdata/recorded.txt`, the answers [`replays_recorded_outputs`] expects, from the solver as it is:
+/// `cargo test --release -p collsched-core fluid::tests::record_outputs -- --ignored`. The record in the repository
+/// was written at c6c51d7, where this also drove the reference solver (`reference.rs`, the solver as it was at main
+/// 2925b12, since deleted) alongside and checked every answer equal bit for bit; write it again only for a
+/// deliberate change of results, and say so.
 #[test]
 #[ignore]
 fn record_outputs() {
