@@ -71,6 +71,11 @@
 //! A flow whose rate is confirmed by another channel filled at its old level
 //! (or by its cap) stops the propagation. So a change costs the size of the
 //! region whose rates actually move, plus a scan of each channel on its rim.
+//! Two cases cost nothing there: a flow that leaves its channel empty (the
+//! channel has not filled: nothing to re-examine), and a new flow alone on
+//! channels the run has not touched (fixed at once at the smallest of its cap
+//! and their capacities, where progressive filling would fix it), as in a
+//! permutation where every flow has its channels to itself.
 //!
 //! Both priority queues (the levels of one run, and the completion times)
 //! are indexed binary heaps (`heap.rs`): at most one entry per channel or flow,
