@@ -687,7 +687,7 @@ fn all_cases(log: &mut String, mut expect: Option<&mut std::str::Lines<'static>>
 
 /// Writes `testdata/recorded.txt`, the answers [`replays_recorded_outputs`] expects, from the solver as it is:
 /// `cargo test --release -p collsched-core fluid::tests::record_outputs -- --ignored`. The record in the repository
-/// was written at c6c51d7, where this also drove the reference solver (`reference.rs`, the solver as it was at main
+/// was written at f6ee9cc, where this also drove the reference solver (`reference.rs`, the solver as it was at main
 /// 2925b12, since deleted) alongside and checked every answer equal bit for bit; write it again only for a
 /// deliberate change of results, and say so.
 #[test]
