@@ -71,6 +71,11 @@
 //! A flow whose rate is confirmed by another channel filled at its old level
 //! (or by its cap) stops the propagation. So a change costs the size of the
 //! region whose rates actually move, plus a scan of each channel on its rim.
+//! Two cases cost nothing there: a flow that leaves its channel empty (the
+//! channel has not filled: nothing to re-examine), and a new flow alone on
+//! channels the run has not touched (fixed at once at the smallest of its cap
+//! and their capacities, where progressive filling would fix it), as in a
+//! permutation where every flow has its channels to itself.
 //!
 //! Both priority queues (the levels of one run, and the completion times)
 //! are indexed binary heaps (`heap.rs`): at most one entry per channel or flow,
@@ -346,8 +351,12 @@ impl MaxMin {
                 self.links[(g.start + m.k) as usize].pos = pos as u32;
             }
             if list.is_empty() {
+                // nothing left to re-examine: an empty channel has not filled
                 self.load[c] = 0.0;
-            } else if f.rate.is_finite() {
+                self.level[c] = INF;
+                continue;
+            }
+            if f.rate.is_finite() {
                 self.load[c] -= f.rate;
             }
             // a channel with slack stays so; one that had filled frees room for its other flows
@@ -558,7 +567,9 @@ impl MaxMin {
             let s = self.pend_add[i] as usize;
             if self.flows[s].active && self.flows[s].pending {
                 self.flows[s].pending = false;
-                self.discover(s);
+                if !self.alone(s) {
+                    self.discover(s);
+                }
             }
         }
         self.pend_add.clear();
@@ -586,6 +597,36 @@ impl MaxMin {
         }
         debug_assert!(self.discovered.iter().all(|&s| self.flows[s as usize].fixed == ep));
         self.discovered.clear();
+    }
+
+    /// If new flow `s` is alone on each of its channels, none of them touched in this run, fix it at once where
+    /// progressive filling would: at the smallest of its cap and its channels' capacities, the first such channel (by
+    /// index, before the cap) filling there. Returns whether it did.
+    fn alone(&mut self, s: usize) -> bool {
+        let ep = self.epoch;
+        let f = &self.flows[s];
+        let (mut x, mut at) = (f.cap, NONE);
+        for k in f.start..f.start + f.len {
+            let c = self.links[k as usize].chan as usize;
+            let cap = self.capacity[c];
+            if !cap.is_finite() {
+                continue;
+            }
+            if self.members[c].len() != 1 || self.run[c].epoch == ep {
+                return false;
+            }
+            if cap < x || (cap == x && (at == NONE || (c as u32) < at)) {
+                (x, at) = (cap, c as u32);
+            }
+        }
+        if at != NONE {
+            self.level[at as usize] = x;
+        }
+        self.flows[s].fixed = ep;
+        if x != 0.0 {
+            self.set_rate(s, x);
+        }
+        true
     }
 
     /// Start tracking channel `c` lightly: flows not known to change count at their old rate.
@@ -819,7 +860,5 @@ fn done_at(f: &Flow, now: f64) -> bool {
     rem <= DONE * f.bytes
 }
 
-#[cfg(test)]
-mod reference;
 #[cfg(test)]
 mod tests;
