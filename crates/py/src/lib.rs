@@ -3,6 +3,7 @@
 //! Python sees `collsched._core`; nothing here decides anything.
 
 mod permutations;
+mod pairs;
 mod orderings;
 mod matching;
 mod liquid;
@@ -10,7 +11,6 @@ mod coloring;
 mod maxflow;
 mod mpi_fast;
 mod mpi_calls;
-mod pairs;
 
 use collsched_core::compile::{compile_fluid, HostPairs, Ops};
 use collsched_core::program::{OperandSets, ProgramView, StructureError};
