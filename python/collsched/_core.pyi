@@ -120,6 +120,31 @@ def shortest_path_trees(
     by_latency: bool,
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 
+def tree_routes(
+    parent: npt.NDArray[np.int64],
+    arc_in: npt.NDArray[np.int64],
+    n_nodes: int,
+    nodes: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """The routes of every ordered pair of ``nodes`` read off their trees (``len(nodes) x n_nodes``, flat).
+
+    Returns ``(hop_ptr, arcs)`` over pairs ``a * len(nodes) + b`` (arcs
+    ``2 * link + (0 forward, 1 backward)``), or None if a pair has no route.
+    """
+
+def fluid_pair_table(
+    hop_ptr: npt.NDArray[np.int64],
+    arcs: npt.NDArray[np.int64],
+    sharing: npt.NDArray[np.int64],
+    latency: npt.NDArray[np.float64],
+    bandwidth: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+           npt.NDArray[np.int64]]:
+    """The Fluid table of pairs from their routes: ``(ptr, chan, latency, cap, busy_chan)``.
+
+    Raises ValueError if the arrays do not fit (``collsched_core::compile::pair_table``).
+    """
+
 def decompose_permutations(
     n: int,
     row_ptr: npt.NDArray[np.int64],

@@ -166,3 +166,43 @@ def test_faults_read_the_same_either_way(fault, monkeypatch):
     monkeypatch.setattr(sim, "fluid_stages", lambda *args, **kw: None)
     assert fast == outcome()
     assert fast[0] == "error" or fault == "sparse ids"
+
+
+def numpy_host_pairs(platform):
+    """The host-pair table as the vectorised numpy recipe computes it (the core's reference): every pair routed
+    by ``pair_routes``, channel sets by ``channel_sets``, caps by ``fatpipe_caps``."""
+    from collsched.simulation.routes import channel_sets, channels, fatpipe_caps, link_numbers, pair_routes, sharing_codes
+
+    n = len(platform.hosts)
+    a, b = np.divmod(np.arange(n * n, dtype=np.int64), n)
+    routes = pair_routes(platform, platform.hosts, a, b)
+    hop_channels = channels(platform, routes.hop_link, routes.hop_fwd)
+    hop_codes = sharing_codes(platform)[routes.hop_link]
+    ptr, chan = channel_sets(routes, hop_channels, hop_codes, routes.hop_pair)
+    cap = fatpipe_caps(platform, routes, hop_codes, routes.hop_pair)
+    _, bw = link_numbers(platform)
+    return dict(ptr=ptr, chan=chan, latency=routes.latency, cap=cap, busy_ptr=routes.hop_ptr,
+                busy_chan=hop_channels.astype(np.int64), capacities=np.repeat(bw, 2))
+
+
+def back_and_forth() -> Platform:
+    """A route table whose route a -> c crosses the shared link ``ab`` twice (a channel repeated: every pair's
+    channels then come sorted), with a fatpipe on the way."""
+    from collsched.platform.routing import RouteTable, ShortestPath
+
+    nodes = [Node("a"), Node("b"), Node("c"), Node("s", kind="router")]
+    links = [Link("ab", 1e6, 1e-3, ends=("a", "s"), sharing="shared"), Link("bs", 2e6, 2e-4, ends=("b", "s")),
+             Link("cs", 3e6, 1e-4, ends=("c", "s"), sharing="fatpipe")]
+    table = RouteTable({("a", "c"): [("ab", True), ("ab", False), ("ab", True), ("cs", False)]}, symmetric=False,
+                       fallback=ShortestPath())
+    return Platform(nodes, links, table, name="back-and-forth")
+
+
+@pytest.mark.parametrize("platform", [mixed_links(), back_and_forth(), cs.topologies.star(6, latency=(1e-5, 3e-3), seed=4),
+                                      cs.topologies.fat_tree(3, 4, routing="d_mod_k", latency=(1e-6, 1e-3), seed=2),
+                                      cs.topologies.fat_tree(2, 3), cs.topologies.hypercube(3, latency=(1e-4, 2e-3), seed=5),
+                                      cs.topologies.torus((3, 2))], ids=lambda p: p.name)
+def test_the_core_s_pair_table_is_the_numpy_recipe_s(platform):
+    table, ref = host_pairs(platform), numpy_host_pairs(platform)
+    for name, want in ref.items():
+        assert bits(getattr(table, name)) == bits(want), name

@@ -24,6 +24,10 @@
 //! pair's route, in pair order; the bytes of a pair summed in message
 //! order), so that the links' busy times need no second pass.
 //!
+//! The pair table itself comes from the routes of every host pair
+//! ([`pair_table`]: channel sets, latencies and caps, in one pass over the
+//! hops, without a Python object per pair).
+//!
 //! Only what the compile itself relies on is checked (ranks, kinds and
 //! peers in range, message ids dense with one send and one receive each,
 //! sizes finite and `>= 0`); a program that fails is [`Unfit`], and the
@@ -326,6 +330,110 @@ pub fn compile_fluid(ops: &Ops, rank_host: &[i64], speed: &[f64], pairs: &HostPa
     Ok(t)
 }
 
+/// The Fluid quantities of a [`HostPairs`] table, computed from each pair's route (see [`pair_table`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PairTable {
+    /// CSR over pairs: the distinct channels a flow crosses (fatpipe hops left out).
+    pub ptr: Vec<i64>,
+    pub chan: Vec<i64>,
+    /// Route latency sum of each pair (s).
+    pub latency: Vec<f64>,
+    /// The least bandwidth of each pair's fatpipe hops (`f64::INFINITY` without any).
+    pub cap: Vec<f64>,
+    /// The channel of every hop (over the routes' own CSR pointers, [`HostPairs::busy_ptr`]).
+    pub busy_chan: Vec<i64>,
+}
+
+/// The Fluid table of pairs from their routes: pair `p`'s hops are `arcs[hop_ptr[p]..hop_ptr[p + 1]]`,
+/// each `2 * link + (0 forward, 1 backward)`.
+///
+/// Per link, `sharing` is 0 (full duplex: the backward hops on channel `2l + 1`), 1 (shared or directed:
+/// every hop on `2l`) or 2 (fatpipe: on `2l`, left out of the flows' channels and capping their rate);
+/// `latency` and `bandwidth` its seconds and bytes/s. The quantities are those of
+/// `collsched.simulation.fluid_core.HostPairs` to the last bit: latencies summed in hop order from 0;
+/// a pair's channels in hop order, unless some route repeats a channel, and then every pair's sorted
+/// and distinct (what `np.unique` over the (pair, channel) keys gives).
+///
+/// # Errors
+///
+/// [`Unfit`] if the pointers are malformed, a link is out of range or a sharing code unknown.
+///
+/// # Complexity
+///
+/// `O(hops)`, and `O(hops log hops)` when a route repeats a channel.
+///
+/// # Examples
+///
+/// Two links: 0 full duplex (1 ms), 1 fatpipe (2 ms, 5 bytes/s); pair 0 goes forward on both, pair 1
+/// back on link 0.
+///
+/// ```
+/// use collsched_core::compile::pair_table;
+/// let t = pair_table(&[0, 2, 3], &[0, 2, 1], &[0, 2], &[1e-3, 2e-3], &[10.0, 5.0]).unwrap();
+/// assert_eq!((t.ptr, t.chan), (vec![0, 1, 2], vec![0, 1]));
+/// assert_eq!((t.latency, t.cap), (vec![3e-3, 1e-3], vec![5.0, f64::INFINITY]));
+/// assert_eq!(t.busy_chan, vec![0, 2, 1]);
+/// ```
+pub fn pair_table(hop_ptr: &[i64], arcs: &[i64], sharing: &[i64], latency: &[f64], bandwidth: &[f64])
+    -> Result<PairTable, Unfit> {
+    let n_links = sharing.len();
+    if latency.len() != n_links || bandwidth.len() != n_links {
+        return Err(Unfit("sharing, latency and bandwidth need one entry per link"));
+    }
+    if sharing.iter().any(|&c| !(0..=2).contains(&c)) {
+        return Err(Unfit("a sharing code is not 0, 1 or 2"));
+    }
+    let n_pairs = hop_ptr.len().checked_sub(1).ok_or(Unfit("a pair CSR pointer is malformed"))?;
+    if hop_ptr[0] != 0 || hop_ptr[n_pairs] as u64 != arcs.len() as u64 {
+        return Err(Unfit("a pair CSR pointer is malformed"));
+    }
+    let mut t = PairTable {
+        ptr: Vec::with_capacity(n_pairs + 1),
+        chan: Vec::with_capacity(arcs.len()),
+        latency: Vec::with_capacity(n_pairs),
+        cap: Vec::with_capacity(n_pairs),
+        busy_chan: Vec::with_capacity(arcs.len()),
+    };
+    t.ptr.push(0);
+    let mut repeated = false;
+    for p in 0..n_pairs {
+        let (from, mut lat, mut cap) = (t.chan.len(), 0.0f64, f64::INFINITY);
+        for &arc in row(hop_ptr, arcs, p)? {
+            let link = usize::try_from(arc >> 1).ok().filter(|&l| l < n_links).ok_or(Unfit("a hop's link is out of range"))?;
+            let ch = if sharing[link] == 0 { arc } else { arc & !1 };
+            t.busy_chan.push(ch);
+            lat += latency[link];
+            if sharing[link] == 2 {
+                cap = cap.min(bandwidth[link]);
+            } else {
+                repeated |= t.chan[from..].contains(&ch);
+                t.chan.push(ch);
+            }
+        }
+        t.latency.push(lat);
+        t.cap.push(cap);
+        t.ptr.push(t.chan.len() as i64);
+    }
+    if repeated {
+        // every pair's channels sorted and distinct, compacted in place
+        let mut write = 0;
+        for p in 0..n_pairs {
+            let (lo, hi) = (t.ptr[p] as usize, t.ptr[p + 1] as usize);
+            t.chan[lo..hi].sort_unstable();
+            t.ptr[p] = write as i64;
+            for i in lo..hi {
+                if i == lo || t.chan[i] != t.chan[i - 1] {
+                    t.chan[write] = t.chan[i];
+                    write += 1;
+                }
+            }
+        }
+        t.ptr[n_pairs] = write as i64;
+        t.chan.truncate(write);
+    }
+    Ok(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +537,21 @@ mod tests {
         assert_eq!(compile_fluid(&ops, &[0, 1], &[1.0; 2], &p, false).unwrap_err(), Unfit("a hop's channel is out of range"));
         let p = HostPairs { latency: &s.2[..8], ..pairs(&s) };
         assert!(compile_fluid(&ops, &[0, 1], &[1.0; 2], &p, false).is_err());
+    }
+
+    #[test]
+    fn pair_table_sorts_every_pair_once_a_route_repeats_a_channel() {
+        // links 0 and 1 shared: pair 0 crosses 0 back, 1, 0 forward (channel 0 twice); pair 1 crosses 1 then 0
+        let t = pair_table(&[0, 3, 5], &[1, 2, 0, 2, 0], &[1, 1], &[1.0, 2.0], &[1.0, 1.0]).unwrap();
+        assert_eq!((t.ptr, t.chan), (vec![0, 2, 4], vec![0, 2, 0, 2]));
+        assert_eq!(t.busy_chan, vec![0, 2, 0, 2, 0]);
+        assert_eq!(t.latency, vec![4.0, 3.0]);
+        // without a repeat, hop order stays
+        let t = pair_table(&[0, 2], &[2, 1], &[0, 0], &[1.0, 2.0], &[1.0, 1.0]).unwrap();
+        assert_eq!(t.chan, vec![2, 1]);
+        assert_eq!(pair_table(&[0, 1], &[4], &[0, 0], &[1.0; 2], &[1.0; 2]), Err(Unfit("a hop's link is out of range")));
+        assert_eq!(pair_table(&[0, 2], &[0], &[0], &[1.0], &[1.0]), Err(Unfit("a pair CSR pointer is malformed")));
+        assert!(pair_table(&[0, 1], &[0], &[3], &[1.0], &[1.0]).is_err());
     }
 
     #[test]

@@ -97,6 +97,50 @@ pub fn shortest_path_trees(g: &Graph, by_latency: bool, sources: &[i64]) -> (Vec
     (parent, arc_in)
 }
 
+/// The routes of every ordered pair of `nodes`, read off the sources' trees: CSR `(hop_ptr, arcs)` over
+/// pairs `a * nodes.len() + b`, each route's arcs from `nodes[a]` to `nodes[b]`, or None if a pair has no
+/// route.
+///
+/// `parent` and `arc_in` are the trees of `nodes` (row `a` is `nodes[a]`'s tree over `n_nodes` nodes), as
+/// [`shortest_path_trees`] returns them; a pair `(a, a)` has no hop. No allocation per pair.
+///
+/// ```
+/// use collsched_core::routing::{shortest_path_trees, tree_routes, Graph};
+/// // a path 0 - 1 - 2 (arcs 2l forward, 2l + 1 backward); the routes between nodes 0 and 2
+/// let g = Graph { ptr: &[0, 1, 3, 4], node: &[1, 0, 2, 1], arc: &[0, 1, 2, 3], latency: &[1.0; 4] };
+/// let (parent, arc_in) = shortest_path_trees(&g, false, &[0, 2]);
+/// let (ptr, arcs) = tree_routes(&parent, &arc_in, 3, &[0, 2]).unwrap();
+/// assert_eq!(ptr, vec![0, 0, 2, 4, 4]);
+/// assert_eq!(arcs, vec![0, 2, 3, 1]);
+/// ```
+pub fn tree_routes(parent: &[i64], arc_in: &[i64], n_nodes: usize, nodes: &[i64]) -> Option<(Vec<i64>, Vec<i64>)> {
+    let h = nodes.len();
+    if parent.len() != h * n_nodes || arc_in.len() != h * n_nodes || nodes.iter().any(|&v| v < 0 || v as usize >= n_nodes) {
+        return None;
+    }
+    let mut ptr = Vec::with_capacity(h * h + 1);
+    ptr.push(0i64);
+    let mut arcs: Vec<i64> = Vec::new();
+    for (a, &home) in nodes.iter().enumerate() {
+        let (up, into) = (&parent[a * n_nodes..(a + 1) * n_nodes], &arc_in[a * n_nodes..(a + 1) * n_nodes]);
+        for &dst in nodes {
+            let (from, mut cur) = (arcs.len(), dst);
+            while cur != home {
+                let (arc, next) = (into[cur as usize], up[cur as usize]);
+                // unreachable, or a walk longer than any tree path (a malformed tree)
+                if arc < 0 || next < 0 || next as usize >= n_nodes || arcs.len() - from >= n_nodes {
+                    return None;
+                }
+                arcs.push(arc);
+                cur = next;
+            }
+            arcs[from..].reverse();
+            ptr.push(arcs.len() as i64);
+        }
+    }
+    Some((ptr, arcs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +166,26 @@ mod tests {
         let (parent, arc) = shortest_path_trees(&g, false, &[0, 1]);
         assert_eq!(parent, vec![-1, 0, -1, 1, -1, -1]);
         assert_eq!(arc, vec![-1, 7, -1, 8, -1, -1]);
+    }
+
+    #[test]
+    fn tree_routes_walk_every_pair_and_fail_on_a_missing_one() {
+        // a star: leaves 0, 1, 2 on hub 3, link l joins leaf l to the hub (arc 2l: leaf -> hub)
+        let g = Graph {
+            ptr: &[0, 1, 2, 3, 6],
+            node: &[3, 3, 3, 0, 1, 2],
+            arc: &[0, 2, 4, 1, 3, 5],
+            latency: &[1.0; 6],
+        };
+        let leaves = [0, 1, 2];
+        let (parent, arc_in) = shortest_path_trees(&g, false, &leaves);
+        let (ptr, arcs) = tree_routes(&parent, &arc_in, 4, &leaves).unwrap();
+        assert_eq!(ptr, vec![0, 0, 2, 4, 6, 6, 8, 10, 12, 12]);
+        assert_eq!(arcs, vec![0, 3, 0, 5, 2, 1, 2, 5, 4, 1, 4, 3]);
+        // node 1 cut off (no arc into it): no table
+        let cut = Graph { ptr: &[0, 1, 1, 2, 4], node: &[3, 3, 0, 2], arc: &[0, 4, 1, 5], latency: &[1.0; 4] };
+        let (parent, arc_in) = shortest_path_trees(&cut, false, &leaves);
+        assert_eq!(tree_routes(&parent, &arc_in, 4, &leaves), None);
+        assert_eq!(tree_routes(&parent, &arc_in, 4, &[0, 7]), None);
     }
 }

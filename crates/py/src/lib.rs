@@ -3,6 +3,7 @@
 //! Python sees `collsched._core`; nothing here decides anything.
 
 mod permutations;
+mod pairs;
 mod orderings;
 mod matching;
 mod liquid;
@@ -391,6 +392,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(program_well_formed, m)?)?;
     m.add_function(wrap_pyfunction!(fluid_stages, m)?)?;
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs::tree_routes, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs::fluid_pair_table, m)?)?;
     m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
     m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;
     m.add_function(wrap_pyfunction!(matching::matching_rounds, m)?)?;

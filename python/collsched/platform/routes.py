@@ -41,7 +41,7 @@ from ..errors import PlatformError
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Platform
 
-__all__ = ["PairRoutes", "pair_routes", "first_unreachable", "first_unreachable_indices", "channels", "sharing_codes", "link_numbers",
+__all__ = ["PairRoutes", "pair_routes", "host_routes", "first_unreachable", "first_unreachable_indices", "channels", "sharing_codes", "link_numbers",
            "unique_pairs"]
 
 _I = np.int64
@@ -210,27 +210,16 @@ def _from_table(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: 
     host pairs; None otherwise, or when some host pair has no route (the
     pairs are then routed directly, which says which one fails).
     """
-    hosts = platform.hosts
-    n = len(hosts)
+    n = len(platform.hosts)
     if n > _TABLE_MAX_HOSTS or 4 * len(src) < n * (n - 1) or not len(src):
         return None
     where = platform._host_index
     if not all(r in where for r in ranks):
         return None
     table = platform.__dict__.get("_host_route_table", False)
-    if table is False:  # build it once: every ordered pair of distinct hosts, in (a, b) order
-        a, b = np.divmod(np.arange(n * n, dtype=_I), n)
-        off = a != b
-        try:
-            ptr, link, fwd = _hops(platform, hosts, a[off], b[off])
-        except PlatformError:
-            table = None
-        else:
-            counts = np.zeros(n * n, _I)
-            counts[off] = np.diff(ptr)
-            full = np.zeros(n * n + 1, _I)
-            np.cumsum(counts, out=full[1:])
-            table = (full, link, fwd)
+    if table is False:  # build it once: every ordered pair of hosts, in (a, b) order
+        found = host_routes(platform)
+        table = None if found is None else (found[0], found[1] >> 1, (found[1] & 1) == 0)
         platform.__dict__["_host_route_table"] = table
     if table is None:
         return None
@@ -243,6 +232,41 @@ def _from_table(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: 
     np.cumsum(count, out=hop_ptr[1:])
     at = np.repeat(start - hop_ptr[:-1], count) + np.arange(int(hop_ptr[-1]), dtype=_I)
     return hop_ptr, link[at], fwd[at]
+
+
+def host_routes(platform: Platform) -> tuple[np.ndarray, np.ndarray] | None:
+    """The routes of every ordered pair of hosts: CSR ``(hop_ptr, arcs)`` over pairs ``a * n_hosts + b``, or None.
+
+    Each hop is an arc ``2 * link index + (0 forward, 1 backward)``; a pair
+    ``(a, a)`` has no hop. None when some pair of hosts has no route. Under
+    shortest-path routing the routes are walked off the hosts' trees in the
+    Rust core (``collsched._core.tree_routes``: no Python object per pair);
+    other routings give theirs vectorised (or pair by pair).
+
+    Examples
+    --------
+    >>> from collsched import topologies
+    >>> p = topologies.star(2)
+    >>> [x.tolist() for x in host_routes(p)]
+    [[0, 0, 2, 4, 4], [0, 3, 2, 1]]
+    """
+    from . import routing as rt
+
+    hosts = platform.hosts
+    n = len(hosts)
+    if isinstance(platform.routing, rt.ShortestPath):
+        from .. import _core
+
+        parent, arc_in = platform.routing.trees(platform, hosts)
+        node_index = rt._node_index(platform)
+        host_node = np.array([node_index[h] for h in hosts], dtype=_I)
+        return _core.tree_routes(parent.reshape(-1), arc_in.reshape(-1), len(node_index), host_node)
+    a, b = np.divmod(np.arange(n * n, dtype=_I), n)
+    try:
+        hop_ptr, hop_link, hop_fwd = _hops(platform, hosts, a, b)
+    except PlatformError:
+        return None
+    return hop_ptr, 2 * hop_link.astype(_I) + ~hop_fwd
 
 
 def _routes_one_by_one(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):

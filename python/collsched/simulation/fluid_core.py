@@ -4,7 +4,10 @@
 first under :class:`~collsched.simulation.models.Fluid`: the routes of
 every ordered pair of hosts, as the flows' channel sets, latencies and
 caps (:class:`HostPairs`), are computed once per platform and kept on it
-(a platform is sealed: its routes never change); the core
+(a platform is sealed: its routes never change), in the Rust core too
+(:func:`~collsched.platform.routes.host_routes`, then
+``collsched._core.fluid_pair_table``: one pass over the hops, no Python
+object per pair); the core
 (``collsched._core.fluid_stages``, ``crates/core/src/compile.rs``) then
 reads the program's columns once and writes the stage table and the bytes
 crossing each channel, without a Python object per message. The table is
@@ -38,8 +41,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import PlatformError
-from .routes import channel_sets, channels, fatpipe_caps, link_numbers, pair_routes, sharing_codes
+from ..platform.routes import host_routes
+from .routes import link_numbers, sharing_codes
 from .stages import StageTable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,21 +120,16 @@ def host_pairs(platform: Platform, *, build: bool = True) -> HostPairs | None:
         return found or None
     n = len(platform.hosts)
     table = None
-    if n <= MAX_HOSTS:
-        a, b = np.divmod(np.arange(n * n, dtype=_I), n)
-        try:
-            routes = pair_routes(platform, platform.hosts, a, b)
-        except PlatformError:
-            routes = None
-        if routes is not None:
-            hop_channels = channels(platform, routes.hop_link, routes.hop_fwd)
-            hop_codes = sharing_codes(platform)[routes.hop_link]
-            hop_pair = routes.hop_pair
-            ptr, chan = channel_sets(routes, hop_channels, hop_codes, hop_pair)
-            _, bw = link_numbers(platform)
-            table = HostPairs(n, ptr, chan, routes.latency, fatpipe_caps(platform, routes, hop_codes, hop_pair),
-                              routes.hop_ptr, hop_channels.astype(_I), np.repeat(bw, 2),
-                              np.array([platform.nodes[h].speed for h in platform.hosts], dtype=np.float64))
+    found = host_routes(platform) if n <= MAX_HOSTS else None
+    if found is not None:
+        from .. import _core
+
+        hop_ptr, arcs = found
+        latency, bandwidth = link_numbers(platform)
+        ptr, chan, pair_latency, cap, busy_chan = _core.fluid_pair_table(hop_ptr, arcs, sharing_codes(platform),
+                                                                         latency, bandwidth)
+        table = HostPairs(n, ptr, chan, pair_latency, cap, hop_ptr, busy_chan, np.repeat(bandwidth, 2),
+                          np.array([platform.nodes[h].speed for h in platform.hosts], dtype=np.float64))
     platform.__dict__[_CACHE] = table
     return table
 

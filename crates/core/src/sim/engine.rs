@@ -9,7 +9,6 @@
 //! duration ends at `t` again, which the next step handles.
 
 use super::arbiter::Arbiter;
-use super::pages;
 use super::layout::{Layout, DELIVERED, FLOW, NONE, RECV};
 use super::queue::EndQueue;
 use super::time::{Priority, Time};
@@ -48,7 +47,7 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
     let has_flows = l.has_flows;
     let mut e = Engine {
         // zeroed pages come lazily from the system, and a first write finds its line in the cache
-        times: pages::advised(vec![[0.0; 2]; l.ops.len() - 1]),
+        times: vec![[0.0; 2]; l.ops.len() - 1],
         ready: Vec::new(),
         events: EndQueue::new(),
         batch: Vec::new(),
@@ -91,7 +90,7 @@ pub(super) fn run(l: Layout<'_>, cfg: &SimConfig) -> Result<SimOutcome, SimError
         None => vec![0.0; cfg.capacities.len()],
     };
     // back to operation order
-    let (mut op_start, mut op_end) = (pages::reserve(n_ops), pages::reserve(n_ops));
+    let (mut op_start, mut op_end) = (Vec::with_capacity(n_ops), Vec::with_capacity(n_ops));
     for &at in &e.l.slot {
         let [start, end] = e.times[at as usize];
         op_start.push(start);

@@ -15,12 +15,18 @@
 //!   of both ends of a message share a cache line, and an activity's slots
 //!   follow from its index. The times go back to operation order once, at
 //!   the end;
-//! - the large arrays are advised onto huge pages (`pages.rs`).
+//! - the large arrays stay on ordinary pages. Advising them onto transparent
+//!   huge pages (`madvise(MADV_HUGEPAGE)`, as an earlier version did) made
+//!   every first touch a 2 MiB fault, dearer than the 4 KiB faults it saved:
+//!   the first call at N = 1,024, star, everything in flight, took 1.24 s
+//!   of CPU with the advice and 0.99 s without, the fat tree in flight
+//!   1.50 s and 1.37 s (`benchmarks/bench_simulate_fluid.py --phases
+//!   --repeat 1 1024`, column `first`, CPU row, load 17-18).
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{pages, SimConfig, SimError, StageTable, Tie};
+use super::{SimConfig, SimError, StageTable, Tie};
 use crate::program::{Checked, Kind, ProgramView};
 
 /// No index (an unused message id has no send and no receive; a compute activity has no receive).
@@ -261,8 +267,8 @@ impl<'a> Layout<'a> {
             Tie::Fixed => None,
             Tie::Random(seed) => Some(ChaCha8Rng::seed_from_u64(seed)),
         };
-        let mut stages = pages::reserve(st.kind.len());
-        let mut acts = pages::reserve(n_acts);
+        let mut stages = Vec::with_capacity(st.kind.len());
+        let mut acts = Vec::with_capacity(n_acts);
         let (mut has_flows, mut holds, mut flow_holds) = (false, false, false);
         for a in 0..n_acts {
             let (first, end) = (st.act_ptr[a] as usize, st.act_ptr[a + 1] as usize);
@@ -309,8 +315,8 @@ impl<'a> Layout<'a> {
 
         // operations, in slots: message m's send at 2m and its receive at 2m + 1, then the computations in
         // operation order (what one message's end touches shares a cache line); slots of unused ids stay idle
-        let mut slot = pages::advised(vec![0u32; n_ops]);
-        let mut ops = pages::filled(2 * n_msgs + n_compute + 1, OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 });
+        let mut slot = vec![0u32; n_ops];
+        let mut ops = vec![OpRec { succ_lo: 0, deps_left: 0, act_kind: 0 }; 2 * n_msgs + n_compute + 1];
         let mut n_computes_seen = 0;
         for (op, op_slot) in slot.iter_mut().enumerate() {
             let kind = p.op_kind[op] as u8;
@@ -343,7 +349,7 @@ impl<'a> Layout<'a> {
         for o in 0..n_slots {
             ops[o + 1].succ_lo += ops[o].succ_lo;
         }
-        let mut succ = pages::advised(vec![0u32; p.dep_idx.len()]);
+        let mut succ = vec![0u32; p.dep_idx.len()];
         for op in 0..n_ops {
             for &d in p.deps(op) {
                 let lo = &mut ops[slot[d as usize] as usize].succ_lo;

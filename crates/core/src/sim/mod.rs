@@ -155,7 +155,6 @@
 mod arbiter;
 mod engine;
 mod layout;
-mod pages;
 mod queue;
 #[cfg(test)]
 mod tests;
