@@ -113,7 +113,8 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
         ``messages`` "unit" for one all-gather or reduce-scatter (units
         hide the latencies between chunks); for a series, and for one
         all-reduce, "unit" when its unit messages per item (instance or
-        chunk) are at most :data:`MAX_UNIT_MESSAGES` (128 for an all-gather
+        chunk; a series's units exact, :meth:`~collsched.schedules.ForestSchedule.units`)
+        are at most :data:`MAX_UNIT_MESSAGES` (128 for an all-gather
         or reduce-scatter series, 2048 for an all-reduce), else "round".
         Measured (``benchmarks/bench_gpu_forest_schedule.py``, ``Fluid``):
         small platforms and all-reduces on ``ndv2`` reach their rate as
@@ -203,7 +204,7 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
         trees, rate, note = _bounded_shares(trees, participants, rate)
         draft = ForestSchedule(kind=base.kind, participants=participants, trees=tuple(trees), throughput=rate,
                                rate_bound=rate_bound, chunks=chunks or 1, window=window, algorithm="forest",
-                               messages=_messages(trees, participants, base.kind, series))
+                               messages=_messages(platform, trees, participants, base.kind, rate, series))
         notes = [n for n in notes + [note] if n]
         if series:
             best = (0.0, draft, chunks or 1, label, notes, 0)
@@ -231,13 +232,14 @@ def plan_forest(platform, collective, *, chunks: int | None = None, seed: int = 
                                message="; ".join(notes))
 
 
-def _messages(trees: list[ForestTree], participants, kind: str, series: bool) -> str:
+def _messages(platform, trees: list[ForestTree], participants, kind: str, rate: Fraction, series: bool) -> str:
     """``"unit"`` or ``"round"`` messages (:class:`~collsched.schedules.ForestSchedule`), as ``plan_forest`` says."""
     if kind != "allreduce" and not series:
         return "unit"
-    probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=0, rate_bound=0,
+    probe = ForestSchedule(kind=kind, participants=participants, trees=tuple(trees), throughput=rate, rate_bound=rate,
                            messages="unit")
-    per_item = sum(k * len(t.arcs) for k, t in zip(probe.units()[0], trees)) * (2 if kind == "allreduce" else 1)
+    units = probe.units(series=series)[0]
+    per_item = sum(k * len(t.arcs) for k, t in zip(units, trees)) * (2 if kind == "allreduce" else 1)
     return "unit" if per_item <= MAX_UNIT_MESSAGES[kind == "allreduce"] else "round"
 
 
