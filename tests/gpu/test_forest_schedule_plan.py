@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import collsched as cs
 from collsched.algorithms.gpu.plan import (_bounded_shares, choose_chunks, least_cut, makespan_model, plan_forest,
-                                          transmission_capacity)
+                                          round_time, transmission_capacity)
 from collsched.algorithms.gpu.forest import check_forest, pack_forest
 from collsched.errors import CollschedError, ScheduleError
 from collsched.schedules import ForestTree
@@ -226,6 +226,24 @@ def test_random_platform_allreduce_series_of_many_units_run_at_their_claim(seed,
     assert not s.units()[1] and s.units(series=True)[1]
     r = steady_rate(p, s, c, model=FLUID)
     assert r.settled and abs(r.rate / s.operations_per_second(c) - 1) < 1e-9
+
+
+def test_random_platform_2738_allgather_goes_as_units_where_its_rounds_fall_behind():
+    """Found by the property test (dev profile). In rounds, P0→P3 (5/8 of a period's bytes at the claim) and P1→P3
+    (11/8) share P4→P3 (2 bytes/s), each at 1 byte/s until P0→P3 ends; P1→P3 then gets 7/4, what P1→P4 leaves beside
+    P1→P0: a round takes 5/8 + 3/7 = 59/56 periods, and the series settles at 56/59 of its claim (0.94915).
+    ``round_time`` (all messages of a round started together) finds the round longer than a period, and the 260 exact
+    unit messages per instance run at the claim."""
+    p, c = random_series(2738, "allgather")
+    s = cs.plan(p, c, algorithm="forest")
+    assert (s.messages, s.throughput, s.status) == ("unit", F(13, 16), cs.Status.OPTIMAL)
+    assert c.base.size == 2.4 and s.operations_per_second(c) == F(13, 16) / F(2.4)
+    r = steady_rate(p, s, c, model=FLUID)
+    assert r.settled and abs(r.rate / s.operations_per_second(c) - 1) < 1e-9
+    rounds = dataclasses.replace(s, messages="round")
+    assert round_time(p, rounds) == F(67, 64)
+    r = steady_rate(p, rounds, c, model=FLUID)
+    assert r.settled and abs(r.rate / s.operations_per_second(c) / F(56, 59) - 1) < 1e-9
 
 
 @pytest.mark.parametrize("seed, throughput", [(2500, F(5, 18)), (2964, F(1, 24)), (3878, F(1, 4))])

@@ -67,7 +67,14 @@ whatever their trees' weights. Two ways of packing pieces into messages
   ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
   reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
   units; on a random mesh an all-reduce fell to 0.95, where units reach the
-  rate exactly: ``plan_forest`` says which it picks). A
+  rate exactly: ``plan_forest`` says which it picks). Equal shares per
+  pair are not shares in proportion to the pairs' loads: on random
+  platform 2738 (all-gather) ``P0→P3`` and ``P1→P3`` fill the link
+  ``P4→P3`` together, each at half of it until the smaller ends, then the
+  larger at what ``P1→P4`` leaves it beside ``P1→P0``, less than the link:
+  each round lasted 1.0536 of a period, 0.94915 of the claim
+  (:func:`~collsched.algorithms.gpu.plan.round_time` finds such rounds;
+  ``plan_forest`` sends that series as units, at its claim). A
   program has one message per pair and round: on ``mi250(2)`` an
   all-reduce series of 80 sends 13,917 messages where unit messages took
   about 5 million.
