@@ -251,12 +251,33 @@ def test_random_platform_allreduce_units_complete_at_their_claim(seed, throughpu
     """Found by the property test (dev profile): the makespans' marginal rate did not settle within 640 operations
     (1.00000023, 1.0000000035, 0.99999981 of the claim at 320 and 640). The instances complete one claimed period
     apart (the middle half of 640, to 1e-9); what varies with the series' length is its clean-up: a root's units of
-    its own data are not paced and run ahead of the pipeline (on 3878, P5's to P1 at 2.25 s an instance where the
-    claim is 16 s), so when that root is done depends on the length."""
+    its own data are not paced and run ahead of the pipeline (on 3878, P5's to P1: the next test), so when that root
+    is done depends on the length."""
     p, c = random_series(seed, "allreduce")
     s = cs.plan(p, c, algorithm="forest")
     assert (s.messages, s.throughput) == ("unit", throughput) and s.units()[1]
     assert abs(completed_rate(p, s, c) / s.operations_per_second(c) - 1) < 1e-9
+
+
+def test_random_platform_3878_a_root_sends_its_own_units_ahead_of_the_pipeline():
+    """What keeps 3878's makespans from settling (``schedules/forest.py``, *Pacing*): of a series of 640, P5 starts
+    sending the last instance to P1 (its own data first) at 1406.486 s, where the series takes 10241.080 s (16 s an
+    instance)."""
+    import numpy as np
+
+    from collsched.schedules.program import SEND
+
+    p, c = random_series(3878, "allreduce")
+    s = cs.plan(p, c, algorithm="forest")
+    assert s.operations_per_second(c) == F(1, 16)
+    series = cs.Series(c.base, count=640)
+    prog = s.lower(p, series)
+    r = cs.simulate(p, prog, model=FLUID)
+    start = np.asarray(r.trace.start)
+    ops = np.flatnonzero((prog.op_kind == SEND) & (prog.op_rank == prog.ranks.index("P5")) &
+                         (prog.op_peer == prog.ranks.index("P1")))
+    last = min(start[i] for i in ops if prog.pieces[prog.piece_ptr[i], 1] == 639)
+    assert last == pytest.approx(1406.486, abs=5e-4) and r.makespan == pytest.approx(10241.080, abs=5e-4)
 
 
 @pytest.mark.parametrize("kind", ["allgather", "reducescatter"])
