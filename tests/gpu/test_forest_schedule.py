@@ -242,6 +242,22 @@ def test_shares_and_denominator():
     assert forest("allreduce", HOSTS, split_trees(HOSTS)).depth() == 6
 
 
+def test_a_series_sends_exact_units_where_one_collective_rounds_them():
+    """Shares 1/40 and 39/40: 40 units a root, more than MAX_UNITS (32). One collective cuts the trees into 1 and
+    round(39/40 · 32) = 31 messages; a series keeps the 1 and 39 exact units, in proportion to the weights."""
+    trees = [ForestTree(t.root, F(1, 40), t.arcs) for t in star_trees(HOSTS)] + \
+        [ForestTree(t.root, F(39, 40), t.arcs) for t in ring_trees(HOSTS)]
+    f = forest("allgather", HOSTS, trees, messages="unit")
+    assert f.units() == ([1] * 4 + [31] * 4, False) and f.units(series=True) == ([1] * 4 + [39] * 4, True)
+    assert f.denominator() == 40 * 32 and f.denominator(series=True) == 40
+    one = cs.AllGather(participants=HOSTS, size=12.0)
+    c = cs.Series(one, count=2)
+    prog = f.lower(P, c)
+    cs.validate(P, c, prog)
+    assert prog.denominator == 40 and prog.n_messages == 2 * 4 * 3 * (1 + 39)
+    assert f.lower(P, one).n_messages == 4 * 3 * (1 + 31)
+
+
 def test_operations_per_second():
     f = forest("allgather", HOSTS, star_trees(HOSTS, weight=F(300)))
     assert f.operations_per_second(cs.AllGather(participants=HOSTS, size=12.0)) == 25

@@ -67,7 +67,14 @@ whatever their trees' weights. Two ways of packing pieces into messages
   ``dgx_a100(2)``, ``mi250(2)`` and the ``ndv2(4)`` all-gather and
   reduce-scatter, but 0.972 for the ``ndv2(4)`` all-reduce, 1.00003 as
   units; on a random mesh an all-reduce fell to 0.95, where units reach the
-  rate exactly: ``plan_forest`` says which it picks). A
+  rate exactly: ``plan_forest`` says which it picks). Equal shares per
+  pair are not shares in proportion to the pairs' loads: on random
+  platform 2738 (all-gather) ``P0→P3`` and ``P1→P3`` fill the link
+  ``P4→P3`` together, each at half of it until the smaller ends, then the
+  larger at what ``P1→P4`` leaves it beside ``P1→P0``, less than the link:
+  each round lasted 1.0536 of a period, 0.94915 of the claim
+  (:func:`~collsched.algorithms.gpu.plan.round_time` finds such rounds;
+  ``plan_forest`` sends that series as units, at its claim). A
   program has one message per pair and round: on ``mi250(2)`` an
   all-reduce series of 80 sends 13,917 messages where unit messages took
   about 5 million.
@@ -79,8 +86,15 @@ whatever their trees' weights. Two ways of packing pieces into messages
   the trees' weights; pieces move on as soon as they arrive, which hides
   the route latencies between rounds (1 GB AllGather on ``dgx2(2)`` in 256
   chunks: 7.84 ms, against 8.38 ms in rounds). When the units of a root
-  would be more than :data:`MAX_UNITS`, a tree of share ``s`` is cut into
-  ``max(1, round(s · MAX_UNITS))`` messages of nearly equal sizes instead.
+  would be more than :data:`MAX_UNITS`, a tree of share ``s`` of one
+  collective is cut into ``max(1, round(s · MAX_UNITS))`` messages of
+  nearly equal sizes instead; a series's units stay exact, for those
+  counts are not in proportion to the weights, and neither are the rates
+  the links' equal shares then give the trees (all-reduce series on random
+  platforms 14950, 76, 89, 306, 523 and 606 of
+  ``tests/steady_state/random_platforms.py`` settled at 0.978 to 1.00008
+  of their claim so; :func:`~collsched.algorithms.gpu.plan.plan_forest`
+  lowers a series whose exact units are too many in rounds).
 
 A pair keeps :attr:`ForestSchedule.window` rounds of its messages in
 flight (the ``m``-th waits for the end of the ``(m - window·n)``-th, ``n``
@@ -103,7 +117,15 @@ claimed rate under ``Fluid``; paced, the claim to float noise: the test
 are not paced (a unit's equal share is already its tree's share, and paced
 units fell below the claimed rate of a random all-reduce, seed 33), nor is
 one collective (its roots run ahead by its chunks at most, and its claim is
-a makespan, not a rate).
+a makespan, not a rate). So a root's units of its own data may run ahead of
+the pipeline through a whole series: on random platform 3878 (all-reduce,
+640 instances) ``P5`` starts sending the last instance to ``P1`` at
+1406.5 s, where the series takes 10241.1 s. The instances still complete
+one claimed period apart, but when such a root is done depends on the
+series' length, and so does the clean-up:
+the makespans' marginal rate need not settle (0.99999981 of the claim
+between 320 and 640 instances there; the test
+``test_random_platform_allreduce_units_complete_at_their_claim``).
 
 Examples
 --------
@@ -401,15 +423,24 @@ class ForestSchedule(Schedule):
                        default=0)
         return max((t.depth(inward=self.kind == "reducescatter") for t in self.trees), default=0)
 
-    def units(self) -> tuple[list[int], bool]:
+    def units(self, *, series: bool = False) -> tuple[list[int], bool]:
         """Per tree, the unit messages its share is sent as, per arc and item; and whether the units are equal.
+
+        Parameters
+        ----------
+        series : bool
+            The units of a :class:`~collsched.collectives.Series`: always
+            exact. A series claims a rate, and ``Fluid`` gives each tree its
+            weight's share of a link only when its messages are in
+            proportion to its weight (module docstring, *Multi-port*).
 
         Returns
         -------
         (list of int, bool)
             Exact units (``share / g``, ``g`` the greatest common divisor of
-            the shares) when no root has more than :data:`MAX_UNITS` of them
-            (True); else ``max(1, round(share · MAX_UNITS))`` (False).
+            the shares) for a series, or when no root has more than
+            :data:`MAX_UNITS` of them (True); else
+            ``max(1, round(share · MAX_UNITS))`` (False).
 
         Examples
         --------
@@ -417,6 +448,11 @@ class ForestSchedule(Schedule):
         ...      ForestTree("b", 1, [("b", "a")])]
         >>> ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1).units()
         ([1, 2, 3], True)
+        >>> t = [ForestTree("a", "1/40", [("a", "b")]), ForestTree("a", "39/40", [("a", "b")]),
+        ...      ForestTree("b", 1, [("b", "a")])]
+        >>> f = ForestSchedule(participants=("a", "b"), trees=t, throughput=1, rate_bound=1)
+        >>> f.units(), f.units(series=True)
+        (([1, 31, 32], False), ([1, 39, 40], True))
         """
         shares = self.shares()
         lcm = math.lcm(*(x.denominator for x in shares))
@@ -425,12 +461,17 @@ class ForestSchedule(Schedule):
         per_root: dict[str, int] = {}
         for t, k in zip(self.trees, exact):
             per_root[t.root] = per_root.get(t.root, 0) + k
-        if max(per_root.values(), default=0) <= MAX_UNITS:
+        if series or max(per_root.values(), default=0) <= MAX_UNITS:
             return exact, True
         return [max(1, round(x * MAX_UNITS)) for x in shares], False
 
-    def denominator(self) -> int:
+    def denominator(self, *, series: bool = False) -> int:
         """The program's unit: lcm of the shares' denominators × ``chunks`` (and more: see Returns).
+
+        Parameters
+        ----------
+        series : bool
+            The program of a series (its units are exact: :meth:`units`).
 
         Returns
         -------
@@ -447,7 +488,7 @@ class ForestSchedule(Schedule):
         12
         """
         lcm = math.lcm(*(s.denominator for s in self.shares()))
-        equal = self.units()[1] if self.trees and self.messages == "unit" else True
+        equal = self.units(series=series)[1] if self.trees and self.messages == "unit" else True
         return lcm * self.chunks * (1 if self.kind == "allgather" else len(self.participants)) * \
             (1 if equal else MAX_UNITS)
 

@@ -105,7 +105,8 @@ class _Lowering:
         self.f, self.platform, self.base = f, platform, collective.base
         #: per piece row appended, ``(item, chunk step)`` (:func:`~.repeat.shifted_rows`), when asked for
         self.tags: list[tuple[int, int]] | None = [] if tags else None
-        self.b = ProgramBuilder(platform.hosts, denominator=f.denominator(), name=f.algorithm)
+        series = collective.kind == "series"
+        self.b = ProgramBuilder(platform.hosts, denominator=f.denominator(series=series), name=f.algorithm)
         self.sizer = collective.sizer(platform)
         self.position = {p: i for i, p in enumerate(f.participants)}
         self.commutative = getattr(self.base, "commutative", True)
@@ -120,7 +121,7 @@ class _Lowering:
             used[t.root] = before + share
             self.region.append((first + int(before * block), int(share * block) // f.chunks))
         # the atoms of each tree's piece of a chunk: (offset in it, length)
-        units = f.units()[0] if f.messages == "unit" else [1] * len(f.trees)
+        units = f.units(series=series)[0] if f.messages == "unit" else [1] * len(f.trees)
         self.atoms: list[list[tuple[int, int]]] = []
         for j, k in enumerate(units):
             length = self.region[j][1]
@@ -143,7 +144,7 @@ class _Lowering:
         #: per round and rank, the receives of the messages sent to it in that round (kept ``window`` rounds)
         self.received: dict[int, dict[str, list[int]]] = {}
         #: a series in rounds paces its own data (module docstring of :mod:`~collsched.schedules.forest`, *Pacing*)
-        self.paced = f.messages == "round" and collective.kind == "series"
+        self.paced = f.messages == "round" and series
         self.held: dict[tuple, Piece] = {}
 
     def group(self, g: int, j: int, a: int, u: str, v: str) -> tuple:
