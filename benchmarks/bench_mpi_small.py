@@ -296,6 +296,8 @@ def rank_main(out: str, sizes: list[int], args) -> None:
                 rows.append({"kind": kind, "size": size, "calls": k, "times": np.mean(every, axis=0).tolist(),
                              "cpu": np.sum(cpus, axis=0).tolist(),
                              "equal": bool(same)})
+                print(f"bench_mpi_small: {kind} {size} B done ({k} calls x {rounds} rounds)", file=sys.stderr,
+                      flush=True)
     if me == 0:
         with open(out, "w", encoding="utf-8") as f:
             json.dump(rows, f)
