@@ -148,9 +148,11 @@ def _namespaces() -> set[str]:
 
 
 def test_a_deadline_that_is_not_a_number_raises_before_any_communication(monkeypatch):
+    from collsched.mpi import agreement
     from collsched.mpi.agreement import VARIABLE, agree
     from collsched.mpi.calls import MPICallError
 
+    monkeypatch.setattr(agreement, "_READ", [])  # as in a process before its first planned call
     monkeypatch.setenv(VARIABLE, "soon")
     ctx = type("Ctx", (), {"rank": 3, "comm": None})()  # no communicator: any communication would fail otherwise
     with pytest.raises(MPICallError) as caught:
@@ -158,3 +160,26 @@ def test_a_deadline_that_is_not_a_number_raises_before_any_communication(monkeyp
     assert str(caught.value) == ("rank 3: broadcast: COLLSCHED_MPI_AGREE_TIMEOUT='soon' is not a number of seconds "
                                  "(give one, or 0 to wait forever)")
     assert caught.value.rank == 3
+
+
+def test_the_deadline_thread_ends_the_job_past_the_deadline_within_its_period_and_never_once_disarmed(monkeypatch):
+    from collsched.mpi import agreement
+
+    ended = []
+    monkeypatch.setattr(agreement, "_end_job", lambda *call: ended.append((time.monotonic(), call)))
+    dog = agreement._Watchdog.get()
+    # armed and disarmed before its deadline (what agree does around an MPI_Allreduce that returns): nothing ends
+    dog.armed = (time.monotonic() + 0.3, ("disarmed",))
+    time.sleep(0.1)
+    dog.armed = None
+    time.sleep(agreement.PERIOD + 0.5)
+    assert ended == []
+    # armed past its deadline: the job ends, not before the deadline, and at most PERIOD after it (plus the time
+    # this loaded machine takes to give the thread a CPU: 1 s allowed)
+    deadline = time.monotonic() + 0.2
+    dog.armed = (deadline, ("late",))
+    while not ended and time.monotonic() < deadline + agreement.PERIOD + 1.0:
+        time.sleep(0.01)
+    dog.armed = None
+    assert ended and ended[0][1] == ("late",)
+    assert deadline <= ended[0][0] <= deadline + agreement.PERIOD + 1.0

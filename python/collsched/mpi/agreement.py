@@ -11,9 +11,13 @@ out of the agreement do not end the job either (docs/mpi.md: both tried
 under ``mpirun``).
 
 So the agreement has a deadline: :func:`limit` seconds (:data:`VARIABLE`,
-default :data:`DEFAULT`), kept by a thread while the rank waits in the
-blocking ``MPI_Allreduce`` (a polled ``MPI_Iallreduce`` cost more:
-``benchmarks/bench_mpi_agree.py``, docs/mpi.md). When it passes, the rank
+default :data:`DEFAULT`, read once per process, at its first planned call),
+kept by a thread while the rank waits in the blocking ``MPI_Allreduce`` (a
+polled ``MPI_Iallreduce`` cost more: ``benchmarks/bench_mpi_agree.py``,
+docs/mpi.md). The thread wakes every :data:`PERIOD` seconds on its own and
+reads what the call wrote (one attribute, written before and after the
+``MPI_Allreduce``: no lock, no wake-up per call), so the job ends between
+the deadline and :data:`PERIOD` seconds after it. When it passes, the rank
 writes one line naming itself, its host, its call and its plan (the format
 of the runtime's failing ranks, :data:`collsched.runtime.worker.MARK`, so
 that :func:`collsched.mpi.emulated.run_script` reports it as that rank's
@@ -41,12 +45,15 @@ import time
 
 from ..runtime.worker import MARK
 
-__all__ = ["agree", "limit", "describe", "VARIABLE", "DEFAULT"]
+__all__ = ["agree", "limit", "describe", "VARIABLE", "DEFAULT", "PERIOD"]
 
 VARIABLE = "COLLSCHED_MPI_AGREE_TIMEOUT"
 """The environment variable giving the agreement's deadline, in seconds (``0`` or ``inf``: none)."""
 DEFAULT = 300.0
 """The agreement's deadline when :data:`VARIABLE` is not set, seconds."""
+PERIOD = 1.0
+"""How often the deadline's thread looks at the clock, seconds: the deadline's resolution."""
+_READ: list = []  # the deadline of this process (:func:`limit`), read at its first planned call
 
 
 def limit(environ=None) -> float | None:
@@ -105,10 +112,11 @@ def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan, error: type) -
     """``agreed`` = the element-wise minimum of every rank's ``mine``, or end the job after :func:`limit` seconds.
 
     The reduction is MPI's blocking ``MPI_Allreduce``; a thread of this
-    process (:class:`_Watchdog`, started at the first call, asleep
-    otherwise) ends the job if it has not returned by the deadline. Arming
-    and disarming it costs two lock acquisitions per call; the thread wakes
-    at most once per deadline.
+    process (:class:`_Watchdog`, started at the first call) ends the job if
+    it has not returned by the deadline. Arming and disarming it are two
+    attribute writes; the thread looks at them every :data:`PERIOD` seconds,
+    so the job ends within :data:`PERIOD` seconds after the deadline. The
+    deadline is read from :data:`VARIABLE` at the process's first call.
 
     Parameters
     ----------
@@ -134,62 +142,51 @@ def agree(ctx, mine, agreed, *, kind: str, size: int, root, plan, error: type) -
     >>> callable(agree)
     True
     """
-    try:
-        seconds = limit()
-    except ValueError as exc:  # the same environment on every rank: every rank raises this, before communicating
-        raise error(f"rank {ctx.rank}: {kind}: {exc}", rank=ctx.rank) from None
+    if not _READ:
+        try:
+            _READ.append(limit())
+        except ValueError as exc:  # the same environment on every rank: every rank raises this, before communicating
+            raise error(f"rank {ctx.rank}: {kind}: {exc}", rank=ctx.rank) from None
+    seconds = _READ[0]
     if seconds is None:
         ctx.comm.Allreduce(mine, agreed, op=ctx.mpi.MIN)
         return
-    dog = _Watchdog.get()
-    dog.arm(time.monotonic() + seconds, (ctx, kind, size, root, plan, seconds))
+    dog = _Watchdog.one or _Watchdog.get()
+    dog.armed = (time.monotonic() + seconds, (ctx, kind, size, root, plan, seconds))
     try:
         ctx.comm.Allreduce(mine, agreed, op=ctx.mpi.MIN)
     finally:
-        dog.disarm()
+        dog.armed = None
 
 
 class _Watchdog(threading.Thread):
-    """One daemon thread per process: past the armed deadline, it writes the line and ends the job."""
+    """One daemon thread per process: every :data:`PERIOD` seconds, past the armed deadline, it ends the job.
 
-    _one: _Watchdog | None = None
+    ``armed`` is ``(deadline, call)`` while the main thread waits in an
+    agreement, else None; only :func:`agree` writes it, one reference at a
+    time (atomic under the interpreter's lock), and the thread only reads it.
+    """
+
+    one: _Watchdog | None = None
 
     def __init__(self):
         super().__init__(name="collsched.mpi agreement deadline", daemon=True)
-        self.cv = threading.Condition()
-        self.deadline: float | None = None
-        self.call: tuple | None = None
-        self.idle = True  # waiting with no timeout: an arm must wake it
+        self.armed: tuple | None = None
 
     @classmethod
     def get(cls) -> _Watchdog:
-        if cls._one is None:
-            cls._one = cls()
-            cls._one.start()
-        return cls._one
-
-    def arm(self, deadline: float, call: tuple) -> None:
-        with self.cv:
-            self.deadline, self.call = deadline, call
-            if self.idle:
-                self.cv.notify()
-
-    def disarm(self) -> None:
-        with self.cv:
-            self.deadline = None  # the thread, asleep until the old deadline, then waits with no timeout
+        if cls.one is None:
+            cls.one = cls()
+            cls.one.start()
+        return cls.one
 
     def run(self) -> None:
-        with self.cv:
-            while True:
-                if self.deadline is None:
-                    self.idle = True
-                    self.cv.wait()
-                    continue
-                self.idle = False
-                left = self.deadline - time.monotonic()
-                if left <= 0:
-                    _end_job(*self.call)
-                self.cv.wait(left)
+        while True:
+            armed = self.armed
+            now = time.monotonic()
+            if armed is not None and now >= armed[0] and self.armed is armed:  # still that call's agreement
+                _end_job(*armed[1])
+            time.sleep(PERIOD if armed is None else min(PERIOD, max(armed[0] - now, 0.0) + 1e-3))
 
 
 def _end_job(ctx, kind: str, size: int, root, plan, seconds: float) -> None:
