@@ -72,7 +72,12 @@ those of the package imported: with a package before the core's compile
 of the Fluid table (``collsched.simulation.fluid_core``), the Python
 compile's; so one script measures main and a branch (``PYTHONPATH``).
 
-Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--repeat K] [N ...]``
+With ``--digest``, each row ends with a digest of the last call's outputs
+(operation start and end times, the ranks' send, receive and CPU busy
+times, the links' busy times, the makespan and the number of events; every
+float to the last bit), which two versions of the code must agree on.
+
+Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_simulate_fluid.py [--phases] [--digest] [--repeat K] [N ...]``
 (``--help`` says the same).
 """
 
@@ -118,7 +123,20 @@ def ours(topology: str, n: int, mode: str, repeat: int) -> dict:
         result = cs.simulate(p, program, model=cs.models.Fluid())
         best = min(best, time.perf_counter() - start)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MB (Linux reports kB)
-    return dict(wall=best, makespan=result.makespan, events=result.events, peak_mb=peak)
+    return dict(wall=best, makespan=result.makespan, events=result.events, peak_mb=peak, digest=digest(result))
+
+
+def digest(result) -> str:
+    """A short digest of a ``SimResult``'s outputs, every float to the last bit (see ``--digest``)."""
+    import hashlib
+
+    import numpy as np
+
+    h = hashlib.sha256()
+    for a in (result.trace.start, result.trace.end, result.send_busy, result.recv_busy, result.cpu_busy,
+              result.link_busy, [result.makespan, float(result.events)]):
+        h.update(np.ascontiguousarray(a, dtype="<f8").tobytes())
+    return h.hexdigest()[:16]
 
 
 def phases(topology: str, n: int, mode: str, repeat: int) -> dict:
@@ -310,14 +328,14 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def main(sizes: list[int], repeat: int) -> None:
+def main(sizes: list[int], repeat: int, with_digest: bool = False) -> None:
     from collsched.simulation._simgrid_loader import unavailable_reason
 
     reason = unavailable_reason()
     print(f"load average before: {load()}; best of {repeat} runs each; SimGrid: Engine.run() only"
           + (f" (unavailable: {reason})" if reason else ""))
     print(f"{'topology':<9} {'N':>5} {'mode':<11} {'ours s':>8} {'peak MB':>8} {'sendto s':>9} {'mailbox s':>10} "
-          f"{'ratio':>7} {'makespan rel diff':>18}")
+          f"{'ratio':>7} {'makespan rel diff':>18}" + (f"  {'digest':<16}" if with_digest else ""))
     for topology in TOPOLOGIES:
         for n in sizes:
             for mode in MODES:
@@ -336,7 +354,7 @@ def main(sizes: list[int], repeat: int) -> None:
                         diff = max(abs(r["makespan"] - us["makespan"]) for r in sg.values()) / us["makespan"]
                         row += (f" {sg['sendto']['wall']:>9.3f} {sg['mailbox']['wall']:>10.3f} "
                                 f"{fastest['wall'] / us['wall']:>7.1f} {diff:>18.1e}")
-                print(row, flush=True)
+                print(row + (f"  {us['digest']}" if with_digest else ""), flush=True)
     print(f"load average after: {load()}")
 
 
@@ -379,9 +397,13 @@ def arguments(argv: list[str]):
     ap.add_argument("--repeat", type=int, default=3, metavar="K", help="best of K runs (default 3)")
     ap.add_argument("--phases", action="store_true",
                     help="print the best time of each phase of cs.simulate instead (no SimGrid)")
+    ap.add_argument("--digest", action="store_true",
+                    help="end each row with a digest of the outputs (times, busy times, makespan, events)")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error(f"--repeat {args.repeat}: give a number of runs >= 1")
+    if args.digest and args.phases:
+        ap.error("--digest goes with the default rows, not --phases: drop one of them")
     bad = [n for n in args.sizes if n < 16 or n % 16]
     if bad:
         ap.error(f"N = {bad[0]}: give a multiple of 16, at least 16 (the fat tree has N / 16 leaves of 16 hosts)")
@@ -401,4 +423,8 @@ if __name__ == "__main__":
         from _cli import run
 
         options = arguments(sys.argv[1:])
-        run(main_phases if options.phases else main, options.sizes or [64, 128, 256, 1024], options.repeat)
+        sizes = options.sizes or [64, 128, 256, 1024]
+        if options.phases:
+            run(main_phases, sizes, options.repeat)
+        else:
+            run(main, sizes, options.repeat, options.digest)
