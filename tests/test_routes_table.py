@@ -15,6 +15,7 @@ def platforms():
     yield cs.topologies.hypercube(3)                       # e-cube
     yield cs.topologies.fat_tree(3, 3)                     # shortest paths
     yield cs.topologies.fat_tree(3, 3, routing="d_mod_k")
+    yield cs.topologies.fat_tree(4, 3, spines=3, routing="d_mod_k")   # destinations spread over the spines
     yield cs.topologies.torus((3, 2))
 
 
@@ -37,3 +38,15 @@ def test_few_pairs_are_routed_directly():
     p = cs.topologies.hypercube(3)
     pair_routes(p, p.hosts, [0, 1], [7, 6])
     assert "_host_route_table" not in p.__dict__
+
+
+def test_the_d_mod_k_table_is_the_routing_s_own_routes():
+    """The core's d-mod-k routes of every host pair (``_core.dmodk_routes``) are those DModK.route gives."""
+    p = cs.topologies.fat_tree(4, 3, spines=3, routing="d_mod_k")
+    hop_ptr, arcs = routes.host_routes(p)
+    n, link_ids = len(p.hosts), list(p.links)
+    for a in range(n):
+        for b in range(n):
+            hops = p.route_hops(p.hosts[a], p.hosts[b]) if a != b else ()
+            got = arcs[hop_ptr[a * n + b]:hop_ptr[a * n + b + 1]].tolist()
+            assert got == [2 * link_ids.index(link) + (not forward) for link, forward in hops], (a, b)

@@ -132,6 +132,23 @@ def tree_routes(
     ``2 * link + (0 forward, 1 backward)``), or None if a pair has no route.
     """
 
+def dmodk_routes(
+    up: npt.NDArray[np.int64],
+    down: npt.NDArray[np.int64],
+    leaf: npt.NDArray[np.int64],
+    spine: npt.NDArray[np.int64],
+    to_spine: npt.NDArray[np.int64],
+    from_spine: npt.NDArray[np.int64],
+    n_spines: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """The d-mod-k routes of every ordered pair of hosts on a two-level fat tree.
+
+    Host ``a`` goes up by arc ``up[a]`` to leaf ``leaf[a]``; across leaves, through spine ``spine[b]`` of the
+    destination (arcs ``to_spine[leaf, spine]`` and ``from_spine[spine, leaf]``, flat, row-major); then down by
+    ``down[b]``. Returns ``(hop_ptr, arcs)`` over pairs ``a * len(up) + b``, or None if the arrays do not fit
+    (``collsched_core::routing::dmodk_routes``).
+    """
+
 def fluid_pair_table(
     hop_ptr: npt.NDArray[np.int64],
     arcs: npt.NDArray[np.int64],

@@ -141,6 +141,61 @@ pub fn tree_routes(parent: &[i64], arc_in: &[i64], n_nodes: usize, nodes: &[i64]
     Some((ptr, arcs))
 }
 
+/// The d-mod-k routes of every ordered pair of `h` hosts on a two-level fat tree: CSR `(hop_ptr, arcs)` over
+/// pairs `a * h + b`, or None if the arrays do not fit together.
+///
+/// Host `a` reaches its leaf `leaf[a]` by arc `up[a]` and is reached from it by `down[a]`; a route between
+/// two leaves goes through spine `spine[b]` of its destination `b`, by arcs `to_spine[leaf * n_spines +
+/// spine]` and `from_spine[spine * n_leaves + leaf]` (`n_leaves` is `from_spine.len() / n_spines`). A pair
+/// `(a, a)` has no hop, a pair on one leaf two (up, down), any other four. The same routes as
+/// `collsched.platform.routing.DModK.route`; no allocation per pair.
+///
+/// ```
+/// use collsched_core::routing::dmodk_routes;
+/// // hosts 0, 1 on leaf 0 and host 2 on leaf 1, two spines; arcs numbered for the example
+/// let (ptr, arcs) = dmodk_routes(&[10, 11, 12], &[20, 21, 22], &[0, 0, 1], &[0, 1, 0],
+///                                &[30, 31, 32, 33], &[40, 41, 42, 43], 2).unwrap();
+/// assert_eq!(ptr, vec![0, 0, 2, 6, 8, 8, 12, 16, 20, 20]);
+/// assert_eq!(&arcs[..6], &[10, 21, 10, 30, 41, 22]); // (0, 1) on one leaf; (0, 2) through spine 0
+/// assert_eq!(&arcs[16..20], &[12, 33, 42, 21]);      // (2, 1) through spine 1
+/// ```
+pub fn dmodk_routes(up: &[i64], down: &[i64], leaf: &[i64], spine: &[i64], to_spine: &[i64], from_spine: &[i64],
+                    n_spines: usize) -> Option<(Vec<i64>, Vec<i64>)> {
+    let h = up.len();
+    if n_spines == 0 || down.len() != h || leaf.len() != h || spine.len() != h || to_spine.len() % n_spines != 0
+        || to_spine.len() != from_spine.len() {
+        return None;
+    }
+    let n_leaves = to_spine.len() / n_spines;
+    if leaf.iter().any(|&l| l < 0 || l as usize >= n_leaves) || spine.iter().any(|&s| s < 0 || s as usize >= n_spines) {
+        return None;
+    }
+    // exact sizes: two hops per pair on one leaf, four per pair across leaves
+    let mut on_leaf = vec![0usize; n_leaves];
+    leaf.iter().for_each(|&l| on_leaf[l as usize] += 1);
+    let near: usize = on_leaf.iter().map(|&c| c * c.saturating_sub(1)).sum();
+    let mut ptr = Vec::with_capacity(h * h + 1);
+    let mut arcs = Vec::with_capacity(2 * near + 4 * (h * h.saturating_sub(1) - near));
+    ptr.push(0i64);
+    for a in 0..h {
+        let la = leaf[a] as usize;
+        for b in 0..h {
+            if a != b {
+                let lb = leaf[b] as usize;
+                arcs.push(up[a]);
+                if la != lb {
+                    let s = spine[b] as usize;
+                    arcs.push(to_spine[la * n_spines + s]);
+                    arcs.push(from_spine[s * n_leaves + lb]);
+                }
+                arcs.push(down[b]);
+            }
+            ptr.push(arcs.len() as i64);
+        }
+    }
+    Some((ptr, arcs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,5 +242,15 @@ mod tests {
         let (parent, arc_in) = shortest_path_trees(&cut, false, &leaves);
         assert_eq!(tree_routes(&parent, &arc_in, 4, &leaves), None);
         assert_eq!(tree_routes(&parent, &arc_in, 4, &[0, 7]), None);
+    }
+
+    #[test]
+    fn dmodk_routes_refuse_arrays_that_do_not_fit() {
+        let ok = dmodk_routes(&[0, 1], &[2, 3], &[0, 1], &[0, 0], &[4, 5], &[6, 7], 1).unwrap();
+        assert_eq!(ok, (vec![0, 0, 4, 8, 8], vec![0, 4, 7, 3, 1, 5, 6, 2]));
+        assert_eq!(dmodk_routes(&[0, 1], &[2, 3], &[0, 2], &[0, 0], &[4, 5], &[6, 7], 1), None); // no leaf 2
+        assert_eq!(dmodk_routes(&[0, 1], &[2, 3], &[0, 1], &[0, 1], &[4, 5], &[6, 7], 1), None); // no spine 1
+        assert_eq!(dmodk_routes(&[0, 1], &[2], &[0, 1], &[0, 0], &[4, 5], &[6, 7], 1), None);
+        assert_eq!(dmodk_routes(&[], &[], &[], &[], &[], &[], 0), None);
     }
 }

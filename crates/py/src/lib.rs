@@ -393,6 +393,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fluid_stages, m)?)?;
     m.add_function(wrap_pyfunction!(shortest_path_trees, m)?)?;
     m.add_function(wrap_pyfunction!(pairs::tree_routes, m)?)?;
+    m.add_function(wrap_pyfunction!(pairs::dmodk_routes, m)?)?;
     m.add_function(wrap_pyfunction!(pairs::fluid_pair_table, m)?)?;
     m.add_function(wrap_pyfunction!(permutations::decompose_permutations, m)?)?;
     m.add_function(wrap_pyfunction!(orderings::open_shop_orders, m)?)?;

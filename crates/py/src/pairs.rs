@@ -1,5 +1,5 @@
 //! Bindings of the host-pair routes and their Fluid table (`collsched_core::routing::tree_routes`,
-//! `collsched_core::compile::pair_table`).
+//! `collsched_core::routing::dmodk_routes`, `collsched_core::compile::pair_table`).
 
 use collsched_core::compile;
 use collsched_core::routing;
@@ -21,6 +21,27 @@ pub fn tree_routes<'py>(
 ) -> PyResult<Option<(I64s<'py>, I64s<'py>)>> {
     let (parent, arc_in, nodes) = (parent.as_slice()?, arc_in.as_slice()?, nodes.as_slice()?);
     let found = py.detach(|| routing::tree_routes(parent, arc_in, n_nodes, nodes));
+    Ok(found.map(|(ptr, arcs)| (PyArray1::from_vec(py, ptr), PyArray1::from_vec(py, arcs))))
+}
+
+/// The d-mod-k routes of every ordered pair of hosts (see `collsched_core::routing::dmodk_routes`):
+/// `(hop_ptr, arcs)` over pairs `a * len(up) + b`, or None if the arrays do not fit. The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (up, down, leaf, spine, to_spine, from_spine, n_spines))]
+#[allow(clippy::too_many_arguments)]
+pub fn dmodk_routes<'py>(
+    py: Python<'py>,
+    up: PyReadonlyArray1<i64>,
+    down: PyReadonlyArray1<i64>,
+    leaf: PyReadonlyArray1<i64>,
+    spine: PyReadonlyArray1<i64>,
+    to_spine: PyReadonlyArray1<i64>,
+    from_spine: PyReadonlyArray1<i64>,
+    n_spines: usize,
+) -> PyResult<Option<(I64s<'py>, I64s<'py>)>> {
+    let (up, down, leaf, spine) = (up.as_slice()?, down.as_slice()?, leaf.as_slice()?, spine.as_slice()?);
+    let (to_spine, from_spine) = (to_spine.as_slice()?, from_spine.as_slice()?);
+    let found = py.detach(|| routing::dmodk_routes(up, down, leaf, spine, to_spine, from_spine, n_spines));
     Ok(found.map(|(ptr, arcs)| (PyArray1::from_vec(py, ptr), PyArray1::from_vec(py, arcs))))
 }
 

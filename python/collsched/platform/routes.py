@@ -240,7 +240,8 @@ def host_routes(platform: Platform) -> tuple[np.ndarray, np.ndarray] | None:
     Each hop is an arc ``2 * link index + (0 forward, 1 backward)``; a pair
     ``(a, a)`` has no hop. None when some pair of hosts has no route. Under
     shortest-path routing the routes are walked off the hosts' trees in the
-    Rust core (``collsched._core.tree_routes``: no Python object per pair);
+    Rust core (``collsched._core.tree_routes``: no Python object per pair),
+    and so are d-mod-k's on a fat tree (``collsched._core.dmodk_routes``);
     other routings give theirs vectorised (or pair by pair).
 
     Examples
@@ -261,6 +262,15 @@ def host_routes(platform: Platform) -> tuple[np.ndarray, np.ndarray] | None:
         node_index = rt._node_index(platform)
         host_node = np.array([node_index[h] for h in hosts], dtype=_I)
         return _core.tree_routes(parent.reshape(-1), arc_in.reshape(-1), len(node_index), host_node)
+    if isinstance(platform.routing, rt.DModK):
+        from .. import _core
+
+        try:
+            up, down, leaf, spine, to_spine, from_spine = _dmodk_arcs(platform, hosts)
+        except PlatformError:
+            return None
+        return _core.dmodk_routes(up, down, leaf, spine, to_spine.reshape(-1), from_spine.reshape(-1),
+                                  to_spine.shape[1])
     a, b = np.divmod(np.arange(n * n, dtype=_I), n)
     try:
         hop_ptr, hop_link, hop_fwd = _hops(platform, hosts, a, b)
@@ -338,25 +348,10 @@ def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst
     The same routes as :meth:`DModK.route <collsched.platform.routing.DModK.route>`: up to the
     source's leaf, through spine ``host index(dst) mod S`` when the leaves differ, down to ``dst``.
     """
-    from . import routing as rt
-
-    routing = platform.routing
-    if not isinstance(routing, rt.DModK) or not all(platform.nodes[r].is_host for r in ranks):
+    parts = _dmodk_arcs(platform, ranks)
+    if parts is None:
         return None
-    leaves = sorted(set(routing.leaf.values()))
-    leaf_no = {leaf: j for j, leaf in enumerate(leaves)}
-    link_no = {lid: i for i, lid in enumerate(platform.links)}
-
-    def arc(u: str, v: str) -> int:   # 2 * link + (0 forward, 1 backward), as the routing picks it
-        link, forward = rt._hop_between(platform, u, v)
-        return 2 * link_no[link] + (not forward)
-
-    up = np.array([arc(r, routing.leaf[r]) for r in ranks], dtype=_I)
-    down = np.array([arc(routing.leaf[r], r) for r in ranks], dtype=_I)
-    leaf = np.array([leaf_no[routing.leaf[r]] for r in ranks], dtype=_I)
-    rank_host = np.array([platform.host_index(r) for r in ranks], dtype=_I)
-    to_spine = np.array([[arc(l, sp) for sp in routing.spines] for l in leaves], dtype=_I)
-    from_spine = np.array([[arc(sp, l) for l in leaves] for sp in routing.spines], dtype=_I)
+    up, down, leaf, spine, to_spine, from_spine = parts
     far = leaf[src] != leaf[dst]
     counts = np.where(src == dst, 0, np.where(far, 4, 2)).astype(_I)
     hop_ptr = np.zeros(src.shape[0] + 1, _I)
@@ -366,10 +361,42 @@ def _dmodk_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst
     first, last = hop_ptr[:-1][moving], hop_ptr[1:][moving] - 1
     arcs[first] = up[src[moving]]
     arcs[last] = down[dst[moving]]
-    spine = rank_host[dst[far]] % len(routing.spines)
-    arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], spine]
-    arcs[hop_ptr[:-1][far] + 2] = from_spine[spine, leaf[dst[far]]]
+    via = spine[dst[far]]
+    arcs[hop_ptr[:-1][far] + 1] = to_spine[leaf[src[far]], via]
+    arcs[hop_ptr[:-1][far] + 2] = from_spine[via, leaf[dst[far]]]
     return hop_ptr, arcs // 2, (arcs % 2) == 0
+
+
+def _dmodk_arcs(platform: Platform, ranks: Sequence[str]):
+    """The arcs d-mod-k routes are made of, or None for another routing or router ranks.
+
+    ``(up, down, leaf, spine, to_spine, from_spine)``: per rank, its arc up to
+    its leaf, down from it, its leaf's number and the spine that routes
+    towards it (``host index mod S``); per leaf and spine, the arc between
+    them (``to_spine[leaf, spine]``, ``from_spine[spine, leaf]``). Arcs are
+    ``2 * link + (0 forward, 1 backward)``, as the routing picks the links.
+    """
+    from . import routing as rt
+
+    routing = platform.routing
+    if not isinstance(routing, rt.DModK) or not all(platform.nodes[r].is_host for r in ranks):
+        return None
+    leaves = sorted(set(routing.leaf.values()))
+    leaf_no = {leaf: j for j, leaf in enumerate(leaves)}
+    link_no = {lid: i for i, lid in enumerate(platform.links)}
+
+    def arc(u: str, v: str) -> int:
+        link, forward = rt._hop_between(platform, u, v)
+        return 2 * link_no[link] + (not forward)
+
+    up = np.array([arc(r, routing.leaf[r]) for r in ranks], dtype=_I)
+    down = np.array([arc(routing.leaf[r], r) for r in ranks], dtype=_I)
+    leaf = np.array([leaf_no[routing.leaf[r]] for r in ranks], dtype=_I)
+    spine = np.array([platform.host_index(r) for r in ranks], dtype=_I) % len(routing.spines)
+    to_spine = np.array([[arc(l, sp) for sp in routing.spines] for l in leaves], dtype=_I).reshape(len(leaves), len(routing.spines))
+    from_spine = np.array([[arc(sp, l) for l in leaves] for sp in routing.spines],
+                          dtype=_I).reshape(len(routing.spines), len(leaves))
+    return up, down, leaf, spine, to_spine, from_spine
 
 
 def _ecube_routes(platform: Platform, ranks: Sequence[str], src: np.ndarray, dst: np.ndarray):
