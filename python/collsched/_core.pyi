@@ -132,15 +132,10 @@ def tree_routes(
     ``2 * link + (0 forward, 1 backward)``), or None if a pair has no route.
     """
 
-def dmodk_routes(
-    up: npt.NDArray[np.int64],
-    down: npt.NDArray[np.int64],
-    leaf: npt.NDArray[np.int64],
-    spine: npt.NDArray[np.int64],
-    to_spine: npt.NDArray[np.int64],
-    from_spine: npt.NDArray[np.int64],
-    n_spines: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+_Ints = npt.NDArray[np.int64]
+
+def dmodk_routes(up: _Ints, down: _Ints, leaf: _Ints, spine: _Ints, to_spine: _Ints, from_spine: _Ints,
+                 n_spines: int) -> tuple[_Ints, _Ints] | None:
     """The d-mod-k routes of every ordered pair of hosts on a two-level fat tree.
 
     Host ``a`` goes up by arc ``up[a]`` to leaf ``leaf[a]``; across leaves, through spine ``spine[b]`` of the
