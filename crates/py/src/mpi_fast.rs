@@ -293,18 +293,24 @@ fn bytes<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<&'a Bound<'py, PyUntypedAr
     plain(a).filter(|a| !a.dtype().has_object())
 }
 
+/// `a` and `b` have the same dtype object (`a.dtype is b.dtype`), read without a new reference to either.
+fn same_dtype(a: &Bound<'_, PyUntypedArray>, b: &Bound<'_, PyUntypedArray>) -> bool {
+    // SAFETY: both are live numpy arrays; their `descr` fields are read only.
+    unsafe { (*a.as_array_ptr()).fields.descr == (*b.as_array_ptr()).fields.descr }
+}
+
 fn nbytes(a: &Bound<'_, PyUntypedArray>) -> u64 {
     (a.len() * a.dtype().itemsize()) as u64
 }
 
 /// `whole` is a plain array of `n` blocks like `block` (`api._blocks_of`).
 fn blocks_of(whole: &Bound<'_, PyAny>, block: &Bound<'_, PyUntypedArray>, n: i64) -> bool {
-    plain(whole).is_some_and(|w| w.dtype().is(block.dtype()) && nbytes(w) == n as u64 * nbytes(block))
+    plain(whole).is_some_and(|w| same_dtype(w, block) && nbytes(w) == n as u64 * nbytes(block))
 }
 
 /// `recv` is a plain array shaped like `send`, of its dtype (`api._like`).
 fn like(recv: &Bound<'_, PyAny>, send: &Bound<'_, PyUntypedArray>) -> bool {
-    plain(recv).is_some_and(|r| r.dtype().is(send.dtype()) && r.shape() == send.shape())
+    plain(recv).is_some_and(|r| same_dtype(r, send) && r.shape() == send.shape())
 }
 
 /// `root` if it is an `int` (not a bool) and a rank of a communicator of `n`.
@@ -383,7 +389,16 @@ impl MpiFast {
                 run
             }
         };
-        self.last.bind(py).set_item(0, run).is_ok()
+        let last = self.last.bind(py);
+        // SAFETY: a live list; its item 0 (borrowed, or null with an IndexError set) is only compared.
+        let said = unsafe { ffi::PyList_GetItem(last.as_ptr(), 0) };
+        if said == run.as_ptr() {
+            return true; // `last_run()` says so already
+        }
+        if said.is_null() {
+            drop(PyErr::take(py)); // `calls._LAST` emptied: `set_item` fails below, and the Python path runs
+        }
+        last.set_item(0, run).is_ok()
     }
 
     /// `(a, MPI.BYTE)`, as mpi4py takes a buffer of bytes.
@@ -539,7 +554,7 @@ impl MpiFast {
         let Some(routes) = self.routes_of(comm) else { return Ok(false) };
         let r = routes.get();
         let (Some(s), Some(v)) = (bytes(sendbuf), bytes(recvbuf)) else { return Ok(false) };
-        if !s.dtype().is(v.dtype()) {
+        if !same_dtype(s, v) {
             return Ok(false);
         }
         let item = s.dtype().itemsize();
