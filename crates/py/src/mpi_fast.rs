@@ -7,7 +7,7 @@
 //! size and, for a reduction with `plans=`, whether the operator commutes) is answered here: each method of
 //! `_MpiFast` checks the arguments exactly as `python/collsched/mpi/api.py`'s fast path does (exact numpy
 //! arrays, C-contiguous, no object dtype, sizes and dtypes that fit, an `int` root in range, an `MPI.Op`), sets
-//! `last_run()`'s answer and calls mpi4py's bound method of the private communicator with the arguments
+//! `last_run()`'s answer and calls mpi4py's method on the private communicator with the arguments
 //! that path gives it, and returns `true`. In every other case it does nothing and returns `false`: the compiled
 //! call (`mpi_calls.rs`) then calls the Python one, which raises, warns, adapts or runs the plan. Nothing here decides a route, and
 //! nothing links MPI: the collective is mpi4py's own method, called back.
@@ -22,21 +22,23 @@ use pyo3::prelude::*;
 use pyo3::ffi;
 use pyo3::types::{PyInt, PyList, PyTuple};
 
-/// `method(*args)` (two to four arguments), its result dropped.
+/// `method(comm, *args)` (two to four arguments after the communicator), its result dropped; `method` is
+/// mpi4py's function of the communicator's class (`type(comm).Bcast`): called with the communicator first, it
+/// runs as the bound method `comm.Bcast` does, without the bound method's own call layer (about 90 instructions).
 ///
 /// By `PyObject_CallFunctionObjArgs`, of the limited API of every Python this abi3 extension loads in (3.11 and
-/// later), which passes the arguments on the C stack (CPython calls the method by vectorcall, with no tuple);
+/// later), which passes the arguments on the C stack (CPython calls the function by vectorcall, with no tuple);
 /// `PyObject_Vectorcall` is in the limited API only from 3.12.
-fn run(method: &Bound<'_, PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
+fn run(method: &Bound<'_, PyAny>, comm: &Py<PyAny>, args: &[&Bound<'_, PyAny>]) -> PyResult<()> {
     let py = method.py();
-    let (m, a) = (method.as_ptr(), |k: usize| args[k].as_ptr());
+    let (m, c, a) = (method.as_ptr(), comm.as_ptr(), |k: usize| args[k].as_ptr());
     let end = std::ptr::null_mut::<ffi::PyObject>();
     // SAFETY: live objects borrowed for the call, the list of arguments ended by NULL as the function requires.
     let result = unsafe {
         match args.len() {
-            2 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), end),
-            3 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), a(2), end),
-            4 => ffi::PyObject_CallFunctionObjArgs(m, a(0), a(1), a(2), a(3), end),
+            2 => ffi::PyObject_CallFunctionObjArgs(m, c, a(0), a(1), end),
+            3 => ffi::PyObject_CallFunctionObjArgs(m, c, a(0), a(1), a(2), end),
+            4 => ffi::PyObject_CallFunctionObjArgs(m, c, a(0), a(1), a(2), a(3), end),
             n => unreachable!("no collective takes {n} arguments"),
         }
     };
@@ -63,6 +65,63 @@ impl<T> Attached<T> {
     }
     fn get<'a>(&'a self, _py: Python<'_>) -> RefMut<'a, T> {
         self.0.borrow_mut()
+    }
+}
+
+/// A tuple of arguments for mpi4py (`(buf, MPI.BYTE)`; alltoallv's `(buf, counts, displs, datatype)`), taken
+/// from its communicator's spare ones when one is there and given back when dropped, its items but the last (a
+/// datatype of collsched's) reset to None: no tuple is made or freed per call (about 100 instructions each), and
+/// none keeps a user's object alive after the call. A tuple someone else still holds is let go instead.
+struct Spare<'a, 'py> {
+    tuple: Bound<'py, PyAny>,
+    spares: &'a Attached<Vec<Py<PyAny>>>,
+}
+
+impl<'a, 'py> Spare<'a, 'py> {
+    /// At most this many spare tuples kept per communicator and size of tuple.
+    const KEPT: usize = 4;
+
+    fn new(spares: &'a Attached<Vec<Py<PyAny>>>, items: &[&Bound<'py, PyAny>]) -> PyResult<Self> {
+        let py = items[0].py();
+        let kept = spares.get(py).pop();
+        let tuple = match kept {
+            Some(tuple) => tuple.into_bound(py),
+            None => PyTuple::new(py, items.iter().map(|_| py.None()))?.into_any(),
+        };
+        for (k, item) in items.iter().enumerate() {
+            // SAFETY: the tuple is held here alone (made here, or a spare no one else holds: refcount 1), as
+            // `PyTuple_SetItem` requires; it takes the new reference and releases the item it replaces.
+            if unsafe { ffi::PyTuple_SetItem(tuple.as_ptr(), k as ffi::Py_ssize_t, Bound::clone(item).into_ptr()) } != 0 {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        Ok(Spare { tuple, spares })
+    }
+}
+
+impl<'py> std::ops::Deref for Spare<'_, 'py> {
+    type Target = Bound<'py, PyAny>;
+    fn deref(&self) -> &Bound<'py, PyAny> {
+        &self.tuple
+    }
+}
+
+impl Drop for Spare<'_, '_> {
+    fn drop(&mut self) {
+        let (py, t) = (self.tuple.py(), self.tuple.as_ptr());
+        // SAFETY: a live tuple; reset only while held here alone, as `PyTuple_SetItem` requires.
+        unsafe {
+            if ffi::Py_REFCNT(t) != 1 {
+                return;
+            }
+            for k in 0..ffi::PyTuple_Size(t) - 1 {
+                ffi::PyTuple_SetItem(t, k, py.None().into_ptr());
+            }
+        }
+        let mut spares = self.spares.get(py);
+        if spares.len() < Self::KEPT {
+            spares.push(self.tuple.clone().unbind());
+        }
     }
 }
 
@@ -137,8 +196,15 @@ pub struct MpiRoutes {
     sum: Py<PyAny>,
     /// mpi4py's predefined operators and whether each commutes (asked once: they cannot be freed).
     predefined: Vec<(Py<PyAny>, bool)>,
+    /// The private communicator, and mpi4py's functions of its class (`type(comm).Bcast`, ...), by kind.
+    comm: Py<PyAny>,
     methods: Vec<Py<PyAny>>,
     routes: Attached<HashMap<Key, Route, BuildHasherDefault<Mix>>>,
+    /// The route of the latest call answered here (its key and `last_run()`), looked up again without a hash.
+    latest: Attached<Option<(Key, Py<PyAny>)>>,
+    /// Spare argument tuples of two and of four items ([`Spare`]).
+    pairs: Attached<Vec<Py<PyAny>>>,
+    quads: Attached<Vec<Py<PyAny>>>,
     /// itemsize -> a committed contiguous datatype of that many bytes (alltoallv counts in elements).
     elements: Attached<HashMap<usize, Py<PyAny>>>,
 }
@@ -148,7 +214,8 @@ impl MpiRoutes {
     /// The routes of the private communicator `comm`; `mpi` is mpi4py's `MPI` module.
     #[new]
     fn new(comm: &Bound<'_, PyAny>, mpi: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let methods = METHODS.iter().map(|name| comm.getattr(*name).map(Bound::unbind)).collect::<PyResult<_>>()?;
+        let class = comm.get_type();
+        let methods = METHODS.iter().map(|name| class.getattr(*name).map(Bound::unbind)).collect::<PyResult<_>>()?;
         Ok(MpiRoutes {
             rank: comm.call_method0("Get_rank")?.extract()?,
             size: comm.call_method0("Get_size")?.extract()?,
@@ -163,8 +230,12 @@ impl MpiRoutes {
                     Ok((op.unbind(), commutes))
                 })
                 .collect::<PyResult<_>>()?,
+            comm: comm.clone().unbind(),
             methods,
             routes: Attached::new(HashMap::default()),
+            latest: Attached::new(None),
+            pairs: Attached::new(Vec::new()),
+            quads: Attached::new(Vec::new()),
             elements: Attached::new(HashMap::new()),
         })
     }
@@ -178,11 +249,12 @@ impl MpiRoutes {
         };
         let key = Key::of(plans, kind, root.unwrap_or(-1), size, commutes);
         let route = Route { run: run.clone().unbind(), _plans: plans.clone().unbind() };
+        let stale = self.latest.get(run.py()).take();
         let mut routes = self.routes.get(run.py());
         let forgotten = if routes.len() >= ROUTES { std::mem::take(&mut *routes) } else { HashMap::default() };
         let replaced = routes.insert(key, route);
         drop(routes); // before the forgotten objects are released (which may run Python)
-        drop((forgotten, replaced));
+        drop((forgotten, replaced, stale));
         Ok(())
     }
 
@@ -221,18 +293,24 @@ fn bytes<'a, 'py>(a: &'a Bound<'py, PyAny>) -> Option<&'a Bound<'py, PyUntypedAr
     plain(a).filter(|a| !a.dtype().has_object())
 }
 
+/// `a` and `b` have the same dtype object (`a.dtype is b.dtype`), read without a new reference to either.
+fn same_dtype(a: &Bound<'_, PyUntypedArray>, b: &Bound<'_, PyUntypedArray>) -> bool {
+    // SAFETY: both are live numpy arrays; their `descr` fields are read only.
+    unsafe { (*a.as_array_ptr()).fields.descr == (*b.as_array_ptr()).fields.descr }
+}
+
 fn nbytes(a: &Bound<'_, PyUntypedArray>) -> u64 {
     (a.len() * a.dtype().itemsize()) as u64
 }
 
 /// `whole` is a plain array of `n` blocks like `block` (`api._blocks_of`).
 fn blocks_of(whole: &Bound<'_, PyAny>, block: &Bound<'_, PyUntypedArray>, n: i64) -> bool {
-    plain(whole).is_some_and(|w| w.dtype().is(block.dtype()) && nbytes(w) == n as u64 * nbytes(block))
+    plain(whole).is_some_and(|w| same_dtype(w, block) && nbytes(w) == n as u64 * nbytes(block))
 }
 
 /// `recv` is a plain array shaped like `send`, of its dtype (`api._like`).
 fn like(recv: &Bound<'_, PyAny>, send: &Bound<'_, PyUntypedArray>) -> bool {
-    plain(recv).is_some_and(|r| r.dtype().is(send.dtype()) && r.shape() == send.shape())
+    plain(recv).is_some_and(|r| same_dtype(r, send) && r.shape() == send.shape())
 }
 
 /// `root` if it is an `int` (not a bool) and a rank of a communicator of `n`.
@@ -243,31 +321,45 @@ fn rank_of(root: &Bound<'_, PyAny>, n: i64) -> Option<i64> {
     root.extract::<i64>().ok().filter(|r| (0..n).contains(r))
 }
 
+/// The length of `seq` if it is a list or a tuple.
+fn length(seq: &Bound<'_, PyAny>) -> Option<usize> {
+    match seq.cast::<PyList>() {
+        Ok(list) => Some(list.len()),
+        Err(_) => seq.cast::<PyTuple>().ok().map(|t| t.len()),
+    }
+}
+
+/// Item `k` of the list or tuple `seq` if it is an `int` (not a bool) that fits an `i64`.
+fn int_at(seq: &Bound<'_, PyAny>, k: usize) -> Option<i64> {
+    let item = match seq.cast::<PyList>() {
+        Ok(list) => list.get_item(k).ok()?,
+        Err(_) => seq.cast::<PyTuple>().ok()?.get_item(k).ok()?,
+    };
+    if item.is_exact_instance_of::<PyInt>() { item.extract::<i64>().ok() } else { None }
+}
+
 /// Counts and displacements of one side of an alltoallv, in elements, checked as `api._layout` checks them;
-/// the number of elements they cover. None where anything differs from plain lists or tuples of ints that fit.
+/// the number of elements they cover. None where anything differs from plain lists or tuples of `n` ints that
+/// fit (`displs` None: each block right after the one before). One pass, nothing allocated.
 fn layout(counts: &Bound<'_, PyAny>, displs: &Bound<'_, PyAny>, n: i64, elements: usize) -> Option<u64> {
-    let ints = |seq: &Bound<'_, PyAny>| -> Option<Vec<i64>> {
-        let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = seq.cast::<PyList>() {
-            list.iter().collect()
-        } else {
-            seq.cast::<PyTuple>().ok()?.iter().collect()
-        };
-        if items.len() as i64 != n {
-            return None;
-        }
-        items.iter().map(|x| if x.is_exact_instance_of::<PyInt>() { x.extract::<i64>().ok() } else { None }).collect()
-    };
-    let counts = ints(counts)?;
-    let displs = if displs.is_none() {
-        counts.iter().scan(0i64, |at, c| Some(std::mem::replace(at, *at + c))).collect()
-    } else {
-        ints(displs)?
-    };
-    if counts.iter().chain(&displs).any(|x| *x < 0) {
+    let n = usize::try_from(n).ok()?;
+    let packed = displs.is_none();
+    if length(counts)? != n || !packed && length(displs)? != n {
         return None;
     }
-    let end = counts.iter().zip(&displs).filter(|(c, _)| **c > 0).map(|(c, d)| c + d).max().unwrap_or(0);
-    (end as u64 <= elements as u64).then(|| counts.iter().sum::<i64>() as u64)
+    let (mut total, mut end) = (0i64, 0i64);
+    for k in 0..n {
+        let count = int_at(counts, k)?;
+        let displ = if packed { total } else { int_at(displs, k)? };
+        if count < 0 || displ < 0 {
+            return None;
+        }
+        if count > 0 {
+            end = end.max(count.checked_add(displ)?);
+        }
+        total = total.checked_add(count)?;
+    }
+    (end as u64 <= elements as u64).then_some(total as u64)
 }
 
 impl MpiFast {
@@ -282,16 +374,36 @@ impl MpiFast {
 
     /// Whether a call of this shape runs MPI's own at once (learned); if so, `last_run()` now says what it ran.
     fn known(&self, py: Python<'_>, r: &MpiRoutes, key: Key) -> bool {
-        let run = match r.routes.get(py).get(&key) {
-            Some(route) => route.run.bind(py).clone(),
-            None => return false,
+        let run = match &*r.latest.get(py) {
+            Some((latest, run)) if *latest == key => Some(run.bind(py).clone()),
+            _ => None,
         };
-        self.last.bind(py).set_item(0, run).is_ok()
+        let run = match run {
+            Some(run) => run,
+            None => {
+                let Some(run) = r.routes.get(py).get(&key).map(|route| route.run.bind(py).clone()) else {
+                    return false;
+                };
+                let stale = r.latest.get(py).replace((key, run.clone().unbind()));
+                drop(stale); // after the borrow
+                run
+            }
+        };
+        let last = self.last.bind(py);
+        // SAFETY: a live list; its item 0 (borrowed, or null with an IndexError set) is only compared.
+        let said = unsafe { ffi::PyList_GetItem(last.as_ptr(), 0) };
+        if said == run.as_ptr() {
+            return true; // `last_run()` says so already
+        }
+        if said.is_null() {
+            drop(PyErr::take(py)); // `calls._LAST` emptied: `set_item` fails below, and the Python path runs
+        }
+        last.set_item(0, run).is_ok()
     }
 
     /// `(a, MPI.BYTE)`, as mpi4py takes a buffer of bytes.
-    fn spec<'py>(r: &MpiRoutes, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(PyTuple::new(a.py(), [a, r.byte.bind(a.py())])?.into_any())
+    fn spec<'a, 'py>(r: &'a MpiRoutes, a: &Bound<'py, PyAny>) -> PyResult<Spare<'a, 'py>> {
+        Spare::new(&r.pairs, &[a, r.byte.bind(a.py())])
     }
 
     /// A reduction's fast path (`api.reduce`, `api.allreduce`); `root` None for allreduce.
@@ -329,9 +441,9 @@ impl MpiFast {
         match root {
             Some(root) => {
                 let recv = if gets { recvbuf.clone() } else { py.None().into_bound(py) };
-                run(method, &[sendbuf, &recv, &op, root])?
+                run(method, &r.comm, &[sendbuf, &recv, &op, root])?
             }
-            None => run(method, &[sendbuf, recvbuf, &op])?,
+            None => run(method, &r.comm, &[sendbuf, recvbuf, &op])?,
         };
         Ok(true)
     }
@@ -347,10 +459,12 @@ impl MpiFast {
         if at_root && !blocks_of(whole, b, r.size) || !self.known(py, r, Key::of(plans, kind, at, nbytes(b), true)) {
             return Ok(false);
         }
-        let whole = if at_root { Self::spec(r, whole)? } else { py.None().into_bound(py) };
+        let whole = if at_root { Some(Self::spec(r, whole)?) } else { None };
+        let none = py.None().into_bound(py);
+        let whole: &Bound<'_, PyAny> = whole.as_deref().unwrap_or(&none);
         let block = Self::spec(r, block)?;
-        let (send, recv) = if kind == SCATTER { (whole, block) } else { (block, whole) };
-        run(r.methods[kind].bind(py), &[&send, &recv, root])?;
+        let (send, recv) = if kind == SCATTER { (whole, &*block) } else { (&*block, whole) };
+        run(r.methods[kind].bind(py), &r.comm, &[send, recv, root])?;
         Ok(true)
     }
 }
@@ -384,7 +498,7 @@ impl MpiFast {
         if !self.known(py, r, Key::of(plans, BCAST, at, nbytes(a), true)) {
             return Ok(false);
         }
-        run(r.methods[BCAST].bind(py), &[&Self::spec(r, buf)?, root])?;
+        run(r.methods[BCAST].bind(py), &r.comm, &[&*Self::spec(r, buf)?, root])?;
         Ok(true)
     }
 
@@ -410,7 +524,7 @@ impl MpiFast {
         if !blocks_of(recvbuf, s, r.size) || !self.known(py, r, Key::of(plans, ALLGATHER, -1, nbytes(s), true)) {
             return Ok(false);
         }
-        run(r.methods[ALLGATHER].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
+        run(r.methods[ALLGATHER].bind(py), &r.comm, &[&*Self::spec(r, sendbuf)?, &*Self::spec(r, recvbuf)?])?;
         Ok(true)
     }
 
@@ -427,7 +541,7 @@ impl MpiFast {
         {
             return Ok(false);
         }
-        run(r.methods[ALLTOALL].bind(py), &[&Self::spec(r, sendbuf)?, &Self::spec(r, recvbuf)?])?;
+        run(r.methods[ALLTOALL].bind(py), &r.comm, &[&*Self::spec(r, sendbuf)?, &*Self::spec(r, recvbuf)?])?;
         Ok(true)
     }
 
@@ -440,7 +554,7 @@ impl MpiFast {
         let Some(routes) = self.routes_of(comm) else { return Ok(false) };
         let r = routes.get();
         let (Some(s), Some(v)) = (bytes(sendbuf), bytes(recvbuf)) else { return Ok(false) };
-        if !s.dtype().is(v.dtype()) {
+        if !same_dtype(s, v) {
             return Ok(false);
         }
         let item = s.dtype().itemsize();
@@ -450,9 +564,9 @@ impl MpiFast {
         if !self.known(py, r, Key::of(plans, ALLTOALLV, -1, sent * item as u64, true)) {
             return Ok(false);
         }
-        let send = PyTuple::new(py, [sendbuf, sendcounts, sdispls, &element])?.into_any();
-        let recv = PyTuple::new(py, [recvbuf, recvcounts, rdispls, &element])?.into_any();
-        run(r.methods[ALLTOALLV].bind(py), &[&send, &recv])?;
+        let send = Spare::new(&r.quads, &[sendbuf, sendcounts, sdispls, &element])?;
+        let recv = Spare::new(&r.quads, &[recvbuf, recvcounts, rdispls, &element])?;
+        run(r.methods[ALLTOALLV].bind(py), &r.comm, &[&send, &recv])?;
         Ok(true)
     }
 
