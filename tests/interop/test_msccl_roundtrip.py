@@ -10,6 +10,7 @@ changed (the forests that do not fit as planned are fitted by ``msccl.ready``: `
 from __future__ import annotations
 
 import functools
+import os
 import random
 
 import pytest
@@ -27,9 +28,9 @@ ALLTOALL = [a.name for a in registry.applicable(KINDS["alltoall"](["h0", "h1", "
 
 def alltoall_sample(name: str, k: int = 4) -> list[str]:
     """The all-to-all algorithms exported on fabric ``name``: all on :data:`ALLTOALL_FABRICS`; on the others
-    ``open_shop_preemptive`` (its parts rounded to chunks) and ``k`` others, seeded by the fabric's name (every one
-    exports: ``benchmarks/bench_msccl_planned.py --kinds alltoall`` runs them all)."""
-    if name in ALLTOALL_FABRICS:
+    ``open_shop_preemptive`` (its parts rounded to chunks) and ``k`` others, seeded by the fabric's name; all of
+    them everywhere with ``MSCCL_ALLTOALL_ALL=1`` in the environment (the whole matrix, minutes)."""
+    if name in ALLTOALL_FABRICS or os.environ.get("MSCCL_ALLTOALL_ALL") == "1":
         return ALLTOALL
     others = [a for a in ALLTOALL if a != "open_shop_preemptive"]
     return ["open_shop_preemptive"] + sorted(random.Random(f"msccl alltoall {name}").sample(others, k))
