@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...errors import CollschedError
-from ...schedules import StepSchedule, Transfer
+from ...schedules import StepSchedule
 from ...schedules.base import Status
 from .lint import MAX_COUNT, chunk_bytes_finding
 from .split import chunks_per_loop
@@ -57,8 +57,9 @@ def round_parts(schedule: StepSchedule, d: int) -> StepSchedule:
     Returns
     -------
     StepSchedule
-        Denominator ``d``; a part that rounds to nothing is dropped, and a step left empty (with its duration);
-        status FEASIBLE (its planned optimality no longer holds), its message saying so.
+        Denominator ``d``; a part that rounds to nothing is dropped, and a step left empty; no step durations
+        (they were the parts' lengths before rounding); status FEASIBLE (its planned optimality no longer holds), its
+        message saying so.
 
     Raises
     ------
@@ -80,8 +81,8 @@ def round_parts(schedule: StepSchedule, d: int) -> StepSchedule:
     def bound(b: int) -> int:   # the nearest multiple of den/d, ties up: exact integer arithmetic
         return (2 * b * d + den) // (2 * den)
 
-    steps, durations = [], []
-    for k, step in enumerate(schedule.steps):
+    steps = []
+    for step in schedule.steps:
         kept = []
         for t in step:   # a whole message (no part) stays whole
             part = t.part and (bound(t.part[0]), bound(t.part[1]))
@@ -89,12 +90,8 @@ def round_parts(schedule: StepSchedule, d: int) -> StepSchedule:
                 kept.append(t if part is None else dataclasses.replace(t, part=part))
         if kept:
             steps.append(tuple(kept))
-            if schedule.durations is not None:
-                durations.append(schedule.durations[k])
     note = f"parts of messages rounded from 1/{den} to 1/{d} (msccl.round_parts)"
-    return dataclasses.replace(schedule, steps=tuple(steps), denominator=d,
-                               durations=tuple(durations) if schedule.durations is not None else None,
-                               status=Status.FEASIBLE, message="; ".join(x for x in (schedule.message, note) if x))
+    return dataclasses.replace(schedule, steps=tuple(steps), denominator=d, durations=None, status=Status.FEASIBLE, message="; ".join(x for x in (schedule.message, note) if x))
 
 
 def grid_for(kind: str, n: int, min_bytes: int, denominator: int) -> int | None:
