@@ -119,7 +119,9 @@ def export_command(platform: str = typer.Argument(..., help=_PLATFORM_HELP),
                    strict: bool = typer.Option(False, "--strict", help="Refuse a forest schedule whose export "
                                                "exceeds the runtime's limits, instead of exporting a forest that "
                                                "fits (fewer chunks of 1, 2, 4, ..., 256, tree shares on a grid of "
-                                               "1/32 .. 1/1).")):
+                                               "1/32 .. 1/1), and a step schedule whose parts of messages are no "
+                                               "chunks (open_shop_preemptive's), instead of rounding its parts to "
+                                               "1/64 .. 1/1 of a message.")):
     """Write a schedule as an MSCCL XML file the runtime loads, checked by reading it back.
 
     Where the runtime cannot run the schedule as it is, another is exported (a forest: the fastest of its tree shares

@@ -7,7 +7,8 @@
 * :func:`write` — a collsched schedule or program as a file the runtime
   loads, and :func:`write_registration` the ``<msccl_algos>`` file listing
   several (:mod:`.export`); :func:`ready` — the schedule made ready for
-  MSCCL first (a forest that does not fit fitted, messages merged or cut),
+  MSCCL first (a forest that does not fit fitted, a step schedule's parts
+  of messages rounded onto a chunk grid, :mod:`.parts`, messages merged or cut),
   with the Program the file runs and its time, which the file takes
   exactly (:mod:`.ready`); :func:`plan` — a schedule planned in MSCCL's
   model (the forest's shares on the chunk grid, a baseline without
@@ -28,6 +29,7 @@ Examples
 from .check import Checked, check, check_text, read
 from .export import call_bytes, fit_chunks, to_xml, write, write_registration
 from .fit import round_shares
+from .parts import grid_for, round_parts
 from .lint import Finding, lint
 from .planning import GridShares, Planned, exported, fastest_forest, grid_shares, plan
 from .ready import Ready, ready
@@ -35,5 +37,5 @@ from .program import Imported, to_program
 from .xml_read import parse, parse_text
 
 __all__ = ["read", "check", "check_text", "ready", "Ready", "plan", "Planned", "fastest_forest", "exported", "grid_shares", "GridShares", "write", "to_xml", "fit_chunks",
-           "round_shares", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
+           "round_shares", "round_parts", "grid_for", "call_bytes", "write_registration", "parse", "parse_text", "to_program", "lint", "Checked",
            "Imported", "Finding"]

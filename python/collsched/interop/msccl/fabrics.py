@@ -4,8 +4,9 @@ One place for what ``collsched msccl ...`` reads as a platform name, and for
 the cases that ``tests/interop/test_msccl_roundtrip.py`` exports and
 ``benchmarks/bench_msccl_planned.py`` measures: every GPU fabric of
 :mod:`collsched.topologies` in one box at 1 MiB (``mi250`` at 4 kB) and in
-two at 4 kB, each of the :data:`KINDS` of collectives MSCCL writes (the
-all-to-all on :data:`ALLTOALL_FABRICS` only).
+two at 4 kB, each of the :data:`KINDS` of collectives MSCCL writes (every
+all-to-all algorithm exports on every fabric; the suite runs all of them on
+:data:`ALLTOALL_FABRICS` and a seeded sample on the others, the benchmark all).
 
 Examples
 --------
@@ -41,7 +42,8 @@ KINDS = {"allgather": lambda h, size: collectives.AllGather(participants=h, size
 ``h[0]``)."""
 
 ALLTOALL_FABRICS = ("ndv2", "mi250", "dgx2:2")
-"""The round trip's fabrics the all-to-all is exported on."""
+"""The round trip's fabrics on which the test suite exports every all-to-all algorithm (on the others, a seeded
+sample and ``open_shop_preemptive``; ``benchmarks/bench_msccl_planned.py`` exports every one on every fabric)."""
 
 
 def fabric(text: str):

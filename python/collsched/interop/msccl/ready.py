@@ -2,7 +2,10 @@
 
 A schedule as planned is not always what an MSCCL file can run: a forest's
 chunks may not fit the runtime (too many per loop, not whole bytes at
-``minBytes``, too many messages), the runtime has no message without data,
+``minBytes``, too many messages), nor a step schedule's parts of messages
+on a grid of ``2**-40`` (``open_shop_preemptive``'s: rounded onto a grid
+of chunks, :mod:`~collsched.interop.msccl.parts`), the runtime has no
+message without data,
 and messages that run together between two GPUs may need merging (or cutting
 to 71 chunks) to fit its thread blocks and channels. :func:`ready` makes
 those changes first and returns them as one :class:`Ready`: the schedule
@@ -40,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...schedules import ForestSchedule
+from ...schedules import ForestSchedule, StepSchedule
 from ...schedules.base import Bound
 from ...schedules.validate import lower_any
 
@@ -145,8 +148,11 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, ex
         As :func:`~collsched.interop.msccl.export.to_xml`.
     strict : bool
         False (default): a forest schedule whose export does not fit is
-        replaced by :func:`~collsched.interop.msccl.export.fit_chunks`'s
-        (``changes`` says how); True: refused, as
+        replaced by :func:`~collsched.interop.msccl.export.fit_chunks`'s,
+        a step schedule whose parts of messages are too fine a chunk grid
+        by its parts rounded onto :func:`~collsched.interop.msccl.parts.grid_for`'s
+        grid (:func:`~collsched.interop.msccl.parts.round_parts`; ``changes``
+        says how); True: refused, as
         :func:`~collsched.interop.msccl.export.to_xml` refuses it.
     exact : bool
         True: exported as it is or refused (LimitError), never fitted,
@@ -182,7 +188,7 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, ex
     from ...simulation import models, simulate
     from .export import _to_xml, check_request, export_as_is, search
     from .fit import GRIDS, rounding
-    from .lint import LimitError
+    from .lint import ChunkGridError, LimitError
 
     options = dict(name=name, proto=proto, min_bytes=min_bytes, max_bytes=max_bytes)
     schedule = schedule_or_program
@@ -201,7 +207,13 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, ex
                        f"{rounding(schedule, fitted)}",)
         schedule = fitted
     else:
-        out = export_as_is(platform, collective, schedule, options, lowered=lowered)
+        try:
+            out = export_as_is(platform, collective, schedule, options, lowered=lowered)
+        except ChunkGridError as err:
+            if strict or not isinstance(schedule, StepSchedule) or schedule.denominator == 1:
+                raise
+            schedule, changes = _parts_rounded(collective, schedule, err, min_bytes, max_bytes)
+            out = export_as_is(platform, collective, schedule, options)
     fluid = models.Fluid()
     makespan = simulate(platform, out.program, collective, model=fluid).makespan
     order: tuple = ()
@@ -212,3 +224,23 @@ def ready(platform, collective, schedule_or_program, *, strict: bool = False, ex
     planned = simulate(platform, lowered, collective, model=fluid).makespan
     return Ready(schedule_or_program, schedule, out.program, out.text, makespan, planned,
                  collective_bound(platform, collective, model=fluid), changes + tuple(out.packing) + order)
+
+
+def _parts_rounded(collective, schedule: StepSchedule, err, min_bytes: int | None, max_bytes: int | None):
+    """``(schedule, changes)``: a step schedule whose parts of messages are too fine a chunk grid (``err``), its parts
+    rounded onto :func:`~collsched.interop.msccl.parts.grid_for`'s grid, and the phrase that says so; or ``err`` with
+    why no grid fits."""
+    from .export import _window
+    from .lint import MAX_COUNT
+    from .parts import grid_for, round_parts
+
+    lo = _window(collective, min_bytes, max_bytes)[0]
+    d = grid_for(collective.kind, len(collective.hosts), lo, schedule.denominator)
+    if d is None:
+        top = 1 << min(schedule.denominator, MAX_COUNT).bit_length() - 1
+        raise type(err)(f"{err.what}; nor are they whole chunks with the parts of messages rounded to 1/{top} .. 1/1",
+                        fix=err.fix)
+    rounded = round_parts(schedule, d)
+    parts = (schedule.n_transfers, rounded.n_transfers)
+    return rounded, (f"parts of messages rounded from 1/{schedule.denominator} to 1/{d} of a message "
+                     f"({parts[0]} parts → {parts[1]})",)

@@ -48,7 +48,7 @@ from ...schedules.program import RECV, SEND, program_of_columns
 from .layout import ROOTED
 from .lint import MAX_COUNT
 
-__all__ = ["chunk_grid", "split_messages"]
+__all__ = ["chunk_grid", "chunks_per_loop", "split_messages"]
 
 
 def chunk_grid(program, kind: str, n: int) -> tuple[int, int, int]:
@@ -82,13 +82,24 @@ def chunk_grid(program, kind: str, n: int) -> tuple[int, int, int]:
     (1, 1, 3)
     """
     unit = math.gcd(program.denominator, *(int(x) for x in np.unique(program.pieces[:, 4:6])))
-    d = program.denominator // unit
+    return (unit,) + chunks_per_loop(kind, n, program.denominator // unit)
+
+
+def chunks_per_loop(kind: str, n: int, d: int) -> tuple[int, int]:
+    """``(scale, nchunksperloop)`` of a collective ``kind`` on ``n`` GPUs whose values are cut into ``d`` pieces
+    (:func:`chunk_grid`).
+
+    Examples
+    --------
+    >>> chunks_per_loop("alltoall", 8, 64), chunks_per_loop("reduce", 8, 64), chunks_per_loop("allreduce", 3, 4)
+    ((1, 512), (1, 64), (3, 12))
+    """
     if kind in ("allgather", "alltoall"):
-        return unit, 1, n * d
+        return 1, n * d
     if kind in ROOTED:
-        return unit, 1, d
+        return 1, d
     scale = n // math.gcd(d, n)
-    return unit, scale, d * scale
+    return scale, d * scale
 
 
 def _cut(rows: np.ndarray, unit: int, sizes: list[int]) -> list[list[tuple[int, ...]]]:
