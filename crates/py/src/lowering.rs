@@ -1,8 +1,10 @@
 //! Conversion for the column-wise lowering: symbolic pieces (Python tuples) and a periodic pattern's transfers and
 //! tasks read into int64 and float64 arrays, one pass, no Python object made per item.
 
-use numpy::PyArray1;
-use pyo3::exceptions::{PyKeyError, PyTypeError};
+use std::collections::HashMap;
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -104,5 +106,138 @@ pub fn pattern_columns<'py>(
         PyArray1::from_vec(py, tk_count),
         PyArray1::from_vec(py, cost),
         PyArray1::from_vec(py, rows),
+    ))
+}
+
+type TreeMessages<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    usize,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// CSR of `items` grouped by `key[item]` (keys `0 .. n_keys`), each group in increasing item order.
+fn grouped(n_keys: usize, items: impl Iterator<Item = (usize, usize)> + Clone) -> (Vec<usize>, Vec<usize>) {
+    let mut first = vec![0usize; n_keys + 1];
+    for (key, _) in items.clone() {
+        first[key + 1] += 1;
+    }
+    for k in 0..n_keys {
+        first[k + 1] += first[k];
+    }
+    let mut at = first.clone();
+    let mut out = vec![0usize; first[n_keys]];
+    for (key, item) in items {
+        out[at[key]] = item;
+        at[key] += 1;
+    }
+    (first, out)
+}
+
+/// The messages of one hierarchical broadcast (seed 003) in the order ``schedules/trees.py``'s builder lowering
+/// makes them, with each send's dependencies: what ``schedules/tree_columns.hierarchical_messages`` computes with
+/// numpy, in one pass.
+///
+/// Nodes are numbered in preorder (the root 0, a node's children served by increasing number): per node its
+/// ``parent`` (-1 for the root), ``cluster`` (>= 0), whether it is its cluster's ``coordinator`` and, for
+/// coordinators, its cluster's ``segments``. Step 1: every coordinator, in order, sends the whole message
+/// ``[0, denominator)`` to its children in other clusters; step 2: per coordinator, per segment, the cluster's
+/// hosts in order forward the segment to their children in the cluster. A send waits for its rank's previous
+/// send, the receive that brought it the whole message and the one that brought the piece it forwards (those
+/// that exist). Returns ``(src, dst, start, end, n_whole, dep_ptr, dep_idx)``: per message its nodes and piece,
+/// the number of step-1 messages, and the dependencies of the program's operations (message ``i`` is the send
+/// ``2i`` and its receive ``2i + 1``, which waits for nothing) as CSR. Raises ValueError if the arrays' lengths
+/// differ, a parent is not an earlier node, a cluster is negative or ``denominator`` is not positive.
+#[pyfunction]
+pub fn tree_messages<'py>(
+    py: Python<'py>,
+    parent: PyReadonlyArray1<'py, i64>,
+    cluster: PyReadonlyArray1<'py, i64>,
+    coordinator: PyReadonlyArray1<'py, bool>,
+    segments: PyReadonlyArray1<'py, i64>,
+    denominator: i64,
+) -> PyResult<TreeMessages<'py>> {
+    let (parent, cluster) = (parent.as_slice()?, cluster.as_slice()?);
+    let (coordinator, segments) = (coordinator.as_slice()?, segments.as_slice()?);
+    let n = parent.len();
+    if cluster.len() != n || coordinator.len() != n || segments.len() != n {
+        return Err(PyValueError::new_err("tree_messages: parent, cluster, coordinator and segments differ in length"));
+    }
+    if denominator < 1 {
+        return Err(PyValueError::new_err(format!("tree_messages: denominator {denominator} is not positive")));
+    }
+    for (i, &p) in parent.iter().enumerate() {
+        if (i == 0 && p != -1) || (i > 0 && (p < 0 || p as usize >= i)) {
+            return Err(PyValueError::new_err(format!("tree_messages: node {i}'s parent {p} is not an earlier node")));
+        }
+    }
+    if cluster.iter().any(|&c| c < 0) {
+        return Err(PyValueError::new_err("tree_messages: a negative cluster number"));
+    }
+    let n_clusters = cluster.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let (kid_first, kids) = grouped(n, (1..n).map(|i| (parent[i] as usize, i)));
+    let (member_first, members) = grouped(n_clusters, (0..n).map(|i| (cluster[i] as usize, i)));
+    let d = denominator;
+    let (mut src, mut dst, mut start, mut end) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut dep_ptr, mut dep_idx) = (vec![0i64], Vec::new());
+    let mut last_send = vec![-1i64; n];
+    let mut made: HashMap<(usize, i64, i64), i64> = HashMap::new(); // (node, start, end) -> the receive bringing it
+    let mut send = |x: usize, c: usize, a: i64, e: i64| {
+        let op = 2 * src.len() as i64;
+        let mut before = [last_send[x], *made.get(&(x, 0, d)).unwrap_or(&-1), *made.get(&(x, a, e)).unwrap_or(&-1)];
+        before.sort_unstable();
+        let mut previous = -1;
+        for id in before {
+            if id > previous {
+                dep_idx.push(id);
+                previous = id;
+            }
+        }
+        dep_ptr.push(dep_idx.len() as i64);
+        dep_ptr.push(dep_idx.len() as i64);
+        src.push(x as i64);
+        dst.push(c as i64);
+        start.push(a);
+        end.push(e);
+        last_send[x] = op;
+        made.insert((c, a, e), op + 1);
+    };
+    // step 1: the inter-cluster tree, whole messages, each coordinator serving its children in order
+    let mut n_whole = 0;
+    for u in (0..n).filter(|&u| coordinator[u]) {
+        for &c in &kids[kid_first[u]..kid_first[u + 1]] {
+            if cluster[c] != cluster[u] {
+                send(u, c, 0, d);
+                n_whole += 1;
+            }
+        }
+    }
+    // step 2: inside each cluster (its hosts in preorder), segment after segment
+    for u in (0..n).filter(|&u| coordinator[u]) {
+        let k = segments[u];
+        let g = cluster[u] as usize;
+        for seg in 0..k.max(0) {
+            let (a, e) = (d * seg / k, d * (seg + 1) / k);
+            for &x in &members[member_first[g]..member_first[g + 1]] {
+                for &c in &kids[kid_first[x]..kid_first[x + 1]] {
+                    if cluster[c] == cluster[x] {
+                        send(x, c, a, e);
+                    }
+                }
+            }
+        }
+    }
+    drop(send);
+    Ok((
+        PyArray1::from_vec(py, src),
+        PyArray1::from_vec(py, dst),
+        PyArray1::from_vec(py, start),
+        PyArray1::from_vec(py, end),
+        n_whole,
+        PyArray1::from_vec(py, dep_ptr),
+        PyArray1::from_vec(py, dep_idx),
     ))
 }
