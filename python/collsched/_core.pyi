@@ -226,6 +226,14 @@ def pattern_columns(
     piece of another shape.
     """
 
+def number_values(
+    kind: npt.NDArray[np.int64], a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Values ``(kind, a, b)`` numbered in order of first appearance: per row its number, per number its first row.
+
+    Raises ValueError if the columns' lengths differ.
+    """
+
 def tree_messages(
     parent: npt.NDArray[np.int64], cluster: npt.NDArray[np.int64], coordinator: npt.NDArray[np.bool_],
     segments: npt.NDArray[np.int64], denominator: int
