@@ -1,5 +1,8 @@
 //! Conversion for the column-wise lowering: symbolic pieces (Python tuples) and a periodic pattern's transfers and
-//! tasks read into int64 and float64 arrays, one pass, no Python object made per item.
+//! tasks read into int64 and float64 arrays, one pass, no Python object made per item; the pattern's values numbered
+//! by first appearance; a hierarchical broadcast's message list (the builder's order and dependencies) from its
+//! tree's arrays. The last two are loops over integers that numpy can only do in several passes (sorts), kept
+//! here beside the readers they serve; `schedules/` keeps the numpy versions, which the tests compare them with.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
