@@ -30,8 +30,17 @@ column, the ranks, the name and the operand sets): run it with two versions
 of the code (``PYTHONPATH``) and compare, to see that a change of the
 lowering left every program as it was.
 
+With ``--memory``, each row ends with what the lowering keeps on the
+schedule after it: a steady-state schedule's pattern (its arrays and lists),
+a hierarchical tree's message list and node arrays (bytes, ``kept``).
+
+With ``--cold --plans N``, one-instance schedules are planned ``N`` times and
+the time is the mean of their ``N`` first lowerings (a single first
+lowering, on this loaded machine, is mostly the caches the planning left
+cold).
+
 Run: ``PYTHONPATH=python .venv/bin/python benchmarks/bench_lowering.py [--only TEXT] [--target-ops N]
-[--no-reference] [--digest] [--single-count N] [--cold] [--repeat N] [--cpu]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT;
+[--no-reference] [--digest] [--single-count N] [--cold] [--plans N] [--repeat N] [--cpu] [--memory]`` (``--only`` keeps the rows whose ``algorithm kind`` contains TEXT;
 ``--cpu`` times by the process's CPU time instead of the wall clock). Figures depend on the
 machine and its load (printed before and after); the ratios within one run are what compares.
 """
@@ -142,6 +151,33 @@ def timed_lower(s, p, c, repeat: int = 1, clock=time.perf_counter):
     return prog, best, count.ops
 
 
+def kept_bytes(s) -> int:
+    """Bytes a lowering left on the schedule: numpy arrays (their buffers) and lists (their slots and items), of a
+    steady-state schedule's pattern or a hierarchical tree's message list and node arrays."""
+    import numpy as np
+
+    def size(x) -> int:
+        if isinstance(x, np.ndarray):
+            return x.nbytes
+        if isinstance(x, (list, tuple)):
+            return sys.getsizeof(x) + sum(size(y) for y in x if not isinstance(y, str))
+        if hasattr(x, "__dict__"):
+            return sum(size(y) for y in vars(x).values())
+        return sys.getsizeof(x)
+
+    kept = [v for k, v in vars(s).items() if k in ("_pattern", "_messages_kept", "_hierarchy_kept", "_hierarchical_messages")]
+    return sum(size(v) for v in kept)
+
+
+def cold_lowerings(algorithm: str, c, p, plans: int, clock):
+    """(program, mean seconds) of the first lowerings of ``plans`` schedules planned for ``c``."""
+    schedules = [cs.plan(p, c.base if c.count == 1 else c, algorithm=algorithm) for _ in range(plans)]
+    start = clock()
+    for s in schedules:
+        prog = s.lower(p, c)
+    return prog, (clock() - start) / plans
+
+
 def plan_case(algorithm: str, kind: str, args):
     """(platform, collective, schedule) of at least ``args.target_ops`` operations where the family allows it.
 
@@ -185,6 +221,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cold", action="store_true",
                     help="time the first lowering of the schedules of algorithms that plan no series (by default "
                          "a lowering before the timed one warms the caches)")
+    ap.add_argument("--plans", type=int, default=1,
+                    help="with --cold: plan each one-instance case this many times and time the mean of their first "
+                         "lowerings (default 1)")
+    ap.add_argument("--memory", action="store_true",
+                    help="end each row with the bytes the lowering kept on the schedule (a steady-state pattern, a "
+                         "hierarchical tree's message list)")
     ap.add_argument("--cpu", action="store_true",
                     help="time by the process's CPU time (time.process_time), not the wall clock: on a loaded machine "
                          "the wall time counts the waits for a core")
@@ -193,8 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gpu-hosts", type=int, default=8, help="hosts of all-gather/reduce-scatter/all-reduce (default 8)")
     ap.add_argument("--steady-hosts", type=int, default=8, help="hosts of steady-state cases (default 8)")
     args = ap.parse_args(argv)
-    if args.repeat < 1 or args.single_count < 1:
-        ap.error(f"--repeat {args.repeat} --single-count {args.single_count}: give integers >= 1")
+    if args.repeat < 1 or args.single_count < 1 or args.plans < 1:
+        ap.error(f"--repeat {args.repeat} --single-count {args.single_count} --plans {args.plans}: give integers >= 1")
     for name in ("exchange_hosts", "tree_hosts", "gpu_hosts", "steady_hosts"):
         n = getattr(args, name)
         if n < 2 or n & (n - 1):
@@ -218,6 +260,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             clock = time.process_time if args.cpu else time.perf_counter
             prog, seconds, via_builder = timed_lower(s, p, c, args.repeat, clock)
+            if args.cold and args.plans > 1 and registry.get(algorithm).single and not registry.get(algorithm).series:
+                prog, seconds = cold_lowerings(algorithm, c, p, args.plans, clock)
             n = prog.n_ops
             path = "columns" if via_builder == 0 else "builder" if via_builder >= n else "copied"
             ref, ratio, equal = "-", "-", "-"
@@ -229,7 +273,8 @@ def main(argv: list[str] | None = None) -> None:
                 equal = "yes" if slow == prog else "NO"
             print(f"{algorithm:22s} {kind:13s} {len(p.hosts):5d} {c.count:5d} {n:9d} {path:8s} "
                   f"{100 * via_builder / max(n, 1):6.1f}% {seconds:8.3f} {1e6 * seconds / max(n, 1):7.2f} "
-                  f"{ref:>13s} {ratio:>6s} {equal}" + (f"  {digest(prog)}" if args.digest else ""), flush=True)
+                  f"{ref:>13s} {ratio:>6s} {equal}" + (f"  {digest(prog)}" if args.digest else "")
+                  + (f"  kept {kept_bytes(s):,} B" if args.memory else ""), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
 
 

@@ -238,6 +238,26 @@ def pattern_columns(
     piece of another shape.
     """
 
+def number_values(
+    kind: npt.NDArray[np.int64], a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Values ``(kind, a, b)`` numbered in order of first appearance: per row its number, per number its first row.
+
+    Raises ValueError if the columns' lengths differ.
+    """
+
+def tree_messages(
+    parent: npt.NDArray[np.int64], cluster: npt.NDArray[np.int64], coordinator: npt.NDArray[np.bool_],
+    segments: npt.NDArray[np.int64], denominator: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], int,
+           npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """One hierarchical broadcast's messages in the builder's order, nodes numbered in preorder: ``(src, dst, start,
+    end, n_whole, dep_ptr, dep_idx)`` (``schedules/tree_columns.hierarchical_messages`` computes the same with numpy).
+
+    Raises ValueError if the arrays' lengths differ, a parent is not an earlier node, a cluster is negative or
+    ``denominator`` is not positive.
+    """
+
 class FlowNetwork:
     """A digraph with integer capacities (i128) kept between maximum-flow questions (Dinic's algorithm).
 

@@ -130,3 +130,34 @@ def test_an_extension_without_the_reader_reads_in_python_the_same_program(monkey
     s = _relay()
     star = cs.topologies.star(3)
     assert periodic_columns.periodic_program(s, s.ranks(star), 7) == lower_with_builder(s, star, 7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_values_numbered_in_rust_as_by_the_integer_sort(seed):
+    """``_core.number_values`` numbers values by first appearance as ``_first_of_each`` and a stable sort do."""
+    import numpy as np
+
+    from collsched import _core
+
+    rng = np.random.default_rng(seed)
+    kind, a, b = (rng.integers(-3, 4, 5000), rng.integers(-(2 ** 40), 2 ** 40, 5000) // 2 ** 37,
+                  rng.integers(0, 5, 5000))
+    first, inverse = periodic_columns._first_of_each(kind, a, b)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty(len(first), np.int64)
+    rank[by_first] = np.arange(len(first))
+    vid, at = _core.number_values(kind, a, b)
+    assert vid.tolist() == rank[inverse].tolist() and at.tolist() == first[by_first].tolist()
+    with pytest.raises(ValueError, match="differ in length"):
+        _core.number_values(kind, a[:3], b)
+
+
+def test_without_the_rust_numbering_the_program_stays_the_builders(monkeypatch):
+    """An extension built before ``number_values`` numbers values by the integer sort: the same program."""
+    import collsched as cs
+    from collsched import _core
+    from collsched.schedules.periodic import lower_with_builder
+
+    monkeypatch.delattr(_core, "number_values")
+    s, star = _relay(), cs.topologies.star(3)
+    assert periodic_columns.periodic_program(s, s.ranks(star), 7) == lower_with_builder(s, star, 7)

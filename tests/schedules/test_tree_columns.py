@@ -6,18 +6,24 @@ segment counts, seeded) lower to the very program
 :class:`~collsched.schedules.program.ProgramBuilder` builds, with no
 operation through the builder; a tree with a ``scatter_allgather`` cluster
 goes through the builder; a repeated lowering of the same tree gives the
-same program; the tree's checks still raise.
+same program; the tree's checks still raise; the message list read in Rust
+(``_core.tree_messages``) is numpy's (``hierarchical_messages``), and the
+numpy one (an extension built before the Rust one) lowers to the builder's
+program too.
 """
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 import collsched as cs
+from collsched import _core
 from collsched.errors import ScheduleError
 from collsched.schedules import TreeSchedule
+from collsched.schedules import tree_columns
 from collsched.schedules import trees as trees_module
 from collsched.schedules.program import ProgramBuilder
 
@@ -132,3 +138,58 @@ def test_whole_messages_weigh_the_size_and_pieces_the_builders_arithmetic():
     assert fast == trees_module.lower_with_builder(tree, p, c)
     assert fast.denominator == 3
     assert fast.op_size[::2].tolist() == [0.1, 0.1 * 3 / 3, 0.1 * 1 / 3, 0.1 * 1 / 3, 0.1 * 1 / 3]
+
+
+def _arrays(tree: TreeSchedule):
+    """The tree's nodes as arrays and each node's cluster segment count, as ``_hierarchical_messages`` passes them."""
+    h = tree._hierarchy
+    specs = trees_module._intra_specs(tree)
+    per_cluster = {h.cluster_of[u]: specs.get(u, ("tree", tree.segments))[1] for u in trees_module._coordinators(tree)[2]}
+    segments = np.array([per_cluster[c] for c in h.cluster.tolist()], np.int64)
+    return h.parent, h.cluster, h.coordinator, segments, trees_module._hierarchical_denominator(tree, specs)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_rust_message_list_is_numpys(seed):
+    rng = random.Random(seed)
+    hosts = [f"h{i}" for i in range(rng.randint(2, 40))]
+    tree = random_hierarchical(rng, hosts)
+    args = _arrays(tree)
+    fast, reference = _core.tree_messages(*args), tree_columns.hierarchical_messages(*args)
+    assert fast[4] == reference[4]
+    for a, b in zip(fast[:4] + fast[5:], reference[:4] + reference[5:]):
+        assert a.tolist() == b.tolist()
+
+
+def test_more_segments_than_the_denominator():
+    """A cluster cut in more segments than the (capped) denominator has an empty piece: numpy declines (None, the
+    builder lowers it), Rust lists what main's Python list did (its output for this tree, pasted)."""
+    parent, cluster, coordinator = np.array([-1, 0, 1]), np.array([0, 1, 1]), np.array([True, True, False])
+    segments = np.array([1, 3, 3])
+    assert tree_columns.hierarchical_messages(parent, cluster, coordinator, segments, 2) is None
+    src, dst, start, end, n_whole, ptr, deps = _core.tree_messages(parent, cluster, coordinator, segments, 2)
+    assert (src.tolist(), dst.tolist(), start.tolist(), end.tolist(), n_whole) == \
+        ([0, 1, 1, 1], [1, 2, 2, 2], [0, 0, 0, 1], [2, 0, 1, 2], 1)
+    assert ptr.tolist() == [0, 0, 0, 1, 1, 3, 3, 5, 5] and deps.tolist() == [1, 1, 2, 1, 4]
+
+
+def test_bad_arrays_raise_in_rust():
+    with pytest.raises(ValueError, match="node 1's parent 1 is not an earlier node"):
+        _core.tree_messages(np.array([-1, 1]), np.array([0, 0]), np.array([True, False]), np.array([1, 1]), 1)
+    with pytest.raises(ValueError, match="differ in length"):
+        _core.tree_messages(np.array([-1]), np.array([0, 0]), np.array([True]), np.array([1]), 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_numpy_message_list_lowers_to_the_builders_program(seed, monkeypatch):
+    """An extension built before ``tree_messages`` (a stale copy) lowers through the numpy list."""
+    monkeypatch.delattr(_core, "tree_messages")
+    rng = random.Random(seed)
+    p = cs.topologies.hypercube(4)
+    hosts = list(p.hosts)
+    tree = random_hierarchical(rng, hosts)
+    c = cs.Broadcast(source=hosts[0], targets=hosts, size=1e6)
+    count = _Counted(monkeypatch)
+    fast = tree.lower(p, c)
+    assert count.ops == 0
+    assert fast == trees_module.lower_with_builder(tree, p, c)

@@ -405,6 +405,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<maxflow::FlowNetwork>()?;
     m.add_function(wrap_pyfunction!(maxflow::pack_spanning_trees, m)?)?;
     m.add_function(wrap_pyfunction!(lowering::pattern_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(lowering::tree_messages, m)?)?;
+    m.add_function(wrap_pyfunction!(lowering::number_values, m)?)?;
     mpi_fast::register(m)?;
     mpi_calls::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -361,12 +361,15 @@ class PeriodicSchedule(Schedule):
         >>> PeriodicSchedule(period=1, slots=(Slot(Fraction(1), hops),)).ranks(p)
         ('h0', 'h1', 'sw')
         """
+        hosts = tuple(platform.hosts)
+        if len(platform.nodes) == len(hosts):  # no router to look for
+            return hosts
         slots = tuple(self.init) + tuple(self.slots) + tuple(self.cleanup)
         transfers = list(chain.from_iterable(map(attrgetter("transfers"), slots)))
         tasks = chain.from_iterable(map(attrgetter("tasks"), slots))
         named = set(map(attrgetter("src"), transfers)) | set(map(attrgetter("dst"), transfers)) | \
             set(map(attrgetter("node"), tasks))
-        return tuple(platform.hosts) + tuple(n for n in platform.nodes if n in named and n not in platform.hosts)
+        return hosts + tuple(n for n in platform.nodes if n in named and n not in hosts)
 
     def lower(self, platform, collective=None) -> Program:
         """The program of ``collective.count`` operations: init, periods, clean-up.

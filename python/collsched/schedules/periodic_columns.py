@@ -69,7 +69,9 @@ class _Pattern:
         slot_ids = np.arange(len(slots), dtype=np.int64)
         self.tr_slot = np.repeat(slot_ids, _lengths(map(attrgetter("transfers"), slots), len(slots)))
         self.tk_slot = np.repeat(slot_ids, _lengths(map(attrgetter("tasks"), slots), len(slots)))
-        self.tr_size = list(map(attrgetter("size"), trs))
+        sizes = list(map(attrgetter("size"), trs))
+        self.floats = all(type(z) is float for z in sizes)  # else ports="multi" leaves the sums to the builder
+        self.tr_size = np.fromiter(sizes, np.float64, len(sizes))  # float(z) of each (Fractions, ints included)
         self._big_masks: list[int] = []
         reader = getattr(_core, "pattern_columns", None)  # None: an extension built before it (rebuild it)
         try:  # the pieces: every transfer's, then every task's (inputs, then output)
@@ -84,13 +86,17 @@ class _Pattern:
         self.tk_first = int(self.tr_count.sum()) + np.cumsum(self.tk_count) - self.tk_count
         self.p_slot = np.concatenate([np.repeat(self.tr_slot, self.tr_count), np.repeat(self.tk_slot, self.tk_count)])
         self.p_rel, self.p_start, self.p_end = (np.ascontiguousarray(x) for x in (inst, start, end))  # not views of rows
-        # value ids by first appearance
-        first, inverse = _first_of_each(kind, a, b)
-        by_first = np.argsort(first, kind="stable")
-        rank = np.empty(len(first), np.int64)
-        rank[by_first] = np.arange(len(first), dtype=np.int64)
-        self.p_vid = rank[inverse]
-        at = first[by_first]
+        # value ids by first appearance (in Rust; with an extension built before it, by one integer sort)
+        numbering = getattr(_core, "number_values", None)
+        if numbering is not None:
+            self.p_vid, at = numbering(*(np.ascontiguousarray(x) for x in (kind, a, b)))
+        else:
+            first, inverse = _first_of_each(kind, a, b)
+            by_first = np.argsort(first, kind="stable")
+            rank = np.empty(len(first), np.int64)
+            rank[by_first] = np.arange(len(first), dtype=np.int64)
+            self.p_vid = rank[inverse]
+            at = first[by_first]
         self.v_kind, self.v_b, v_a = kind[at], b[at], a[at]
         # a reduction's mask may not fit an int64: the program's table of operand sets holds it
         reduced = self.v_kind == REDUCED
@@ -241,9 +247,9 @@ def periodic_program(schedule, ranks, count: int) -> Program | None:
         pattern = _pattern_of(schedule, slots, index, den)
     except KeyError:
         return None
-    if multi and not all(type(z) is float for z in pattern.tr_size):
+    if multi and not pattern.floats:
         return None
-    tr_size = np.array([float(z) for z in pattern.tr_size], dtype=np.float64)
+    tr_size = pattern.tr_size
     # step 1: the emissions (slot, instance offset), in program order
     q = schedule.ops_per_period
     phased = bool(schedule.init or schedule.cleanup)

@@ -50,11 +50,15 @@ Examples
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
+import numpy as np
+
+from .. import _core
 from ..errors import ScheduleError
 from .base import Schedule
 from .program import Program, ProgramBuilder
@@ -125,10 +129,13 @@ class TreeSchedule(Schedule):
                     raise ScheduleError(f"tree node {c!r} has two parents ({parent.get(c, 'root')!r} and {u!r})")
                 parent[c] = u
         object.__setattr__(self, "_parent", parent)
-        order = self.preorder()
-        stray = [u for u in children if u not in set(order)]
+        order = self.subtree(self.root)
+        nodes = frozenset(order)
+        stray = [u for u in children if u not in nodes]
         if stray:
             raise ScheduleError(f"tree node {stray[0]!r} is not reachable from the root {self.root!r}")
+        object.__setattr__(self, "_order", order)  # the preorder and its set, kept: the tree is frozen
+        object.__setattr__(self, "_nodes", nodes)
 
     def __eq__(self, other):
         if not isinstance(other, TreeSchedule):
@@ -174,12 +181,7 @@ class TreeSchedule(Schedule):
         >>> TreeSchedule(root="h0", children={"h0": ("h2", "h1"), "h2": ("h3",)}).preorder()
         ('h0', 'h2', 'h3', 'h1')
         """
-        out, stack = [], [self.root]
-        while stack:
-            u = stack.pop()
-            out.append(u)
-            stack.extend(reversed(self.children.get(u, ())))
-        return tuple(out)
+        return self._order
 
     def subtree(self, node: str) -> tuple[str, ...]:
         """``node`` and its descendants, in preorder.
@@ -228,15 +230,25 @@ class TreeSchedule(Schedule):
                 depth[c] = depth[u] + 1
         return max(depth.values())
 
-    @functools.cached_property
+    @property
+    def _hierarchy(self) -> _Hierarchy:
+        """This hierarchical tree's nodes as arrays, checked (:func:`_hierarchy_of`), made once: the tree is frozen
+        (kept in its ``__dict__``; ``functools.cached_property`` takes a lock at each first use)."""
+        kept = self.__dict__.get("_hierarchy_kept")
+        if kept is None:
+            kept = _hierarchy_of(self)
+            object.__setattr__(self, "_hierarchy_kept", kept)
+        return kept
+
+    @property
     def _hierarchical_messages(self):
-        """(denominator, :func:`~.tree_columns.hierarchical_messages`) of this hierarchical tree, made once: they
-        depend on the tree alone, which is frozen."""
-        order, cluster_of, coordinators = _coordinators(self)
-        specs = _intra_specs(self)
-        denominator = _hierarchical_denominator(self, specs)
-        return denominator, hierarchical_messages(self, denominator=denominator, specs=specs, order=order,
-                                                  cluster_of=cluster_of, coordinators=coordinators)
+        """(denominator, ``_core.tree_messages`` or None) of this hierarchical tree, made once (kept in its
+        ``__dict__``): they depend on the tree alone, which is frozen."""
+        kept = self.__dict__.get("_messages_kept")
+        if kept is None:
+            kept = _messages_of(self)
+            object.__setattr__(self, "_messages_kept", kept)
+        return kept
 
     def lower(self, platform, collective=None) -> Program:
         """The program of this tree for a broadcast, scatter, gather or reduce (or a series of one).
@@ -305,8 +317,10 @@ def _checked_lowering(tree: TreeSchedule, collective):
     end = getattr(collective.base, ends)
     if end != tree.root and kind != "reduce":
         raise ScheduleError(f"the tree is rooted at {tree.root!r} but the {kind} {ends} is {end!r}")
-    nodes = set(tree.preorder())
-    missing = [h for h in collective.hosts if h not in nodes and not (kind == "reduce" and h == end)]
+    nodes = tree._nodes
+    hosts = collective.hosts
+    missing = [] if nodes.issuperset(hosts) else \
+        [h for h in hosts if h not in nodes and not (kind == "reduce" and h == end)]
     if missing:
         raise ScheduleError(f"the tree does not reach {kind} host {missing[0]!r}")
     if tree.intra:
@@ -494,11 +508,15 @@ def parse_intra(text: str) -> tuple[str, int]:
     return name, segments
 
 
+#: :func:`parse_intra`, each distinct entry parsed once (a planned tree repeats a few entries for many clusters).
+_parsed_intra = functools.lru_cache(maxsize=256)(parse_intra)
+
+
 def _intra_specs(tree: TreeSchedule) -> dict[str, tuple[str, int]]:
     out = {}
     for coordinator, text in tree.intra.items():
         try:
-            out[coordinator] = parse_intra(text)
+            out[coordinator] = _parsed_intra(text)
         except ValueError as exc:
             raise ScheduleError(f"tree intra[{coordinator!r}]: {exc}") from None
     return out
@@ -507,43 +525,93 @@ def _intra_specs(tree: TreeSchedule) -> dict[str, tuple[str, int]]:
 def _hierarchical_denominator(tree: TreeSchedule, specs: dict | None = None) -> int:
     """The lcm of every cluster's segment count (and size, for scatter/all-gather), capped at 2^20 (``specs``: the
     parsed ``intra`` entries, if known)."""
-    sizes = {c[0]: len(c) for c in tree.clusters or ()}
-    members = {h: c for c in tree.clusters or () for h in c}
-    d = tree.segments
-    for coordinator, (model, k) in (_intra_specs(tree) if specs is None else specs).items():
-        d = math.lcm(d, k)
-        if model == "scatter_allgather":
+    specs = _intra_specs(tree) if specs is None else specs
+    d = math.lcm(tree.segments, *{k for _, k in specs.values()})
+    scattering = [u for u, (model, _) in specs.items() if model == "scatter_allgather"]
+    if scattering:
+        sizes = {c[0]: len(c) for c in tree.clusters or ()}
+        members = {h: c for c in tree.clusters or () for h in c}
+        for coordinator in scattering:
             d = math.lcm(d, len(members.get(coordinator, sizes.get(coordinator, ()))) or 1)
     return d if d <= _MAX_DENOMINATOR else _MAX_DENOMINATOR
 
 
-def _coordinators(tree: TreeSchedule) -> tuple[tuple[str, ...], dict, list[str]]:
-    """(preorder, host -> cluster number, coordinators in preorder) of a hierarchical tree, once it is checked."""
+class _Hierarchy(NamedTuple):
+    """A hierarchical tree's nodes numbered in preorder (the root 0), as arrays."""
+
+    order: tuple[str, ...]    # the preorder
+    cluster_of: dict          # host -> cluster number
+    parent: np.ndarray        # per node, its parent's number (-1 for the root)
+    cluster: np.ndarray       # per node, its cluster's number
+    coordinator: np.ndarray   # per node, whether it is its cluster's coordinator (the root, or a parent elsewhere)
+
+
+def _hierarchy_of(tree: TreeSchedule) -> _Hierarchy:
+    """The nodes of a hierarchical tree as arrays, once it is checked column-wise: every host in a cluster, one
+    coordinator per cluster, inter-cluster edges leaving coordinators only."""
     cluster_of = {h: k for k, c in enumerate(tree.clusters or ()) for h in c}
     order = tree.preorder()
-    for h in order:
-        if h not in cluster_of:
-            raise ScheduleError(f"hierarchical tree host {h!r} is in no cluster", fix="list it in 'clusters'")
-    same = lambda u, v: cluster_of[u] == cluster_of[v]  # noqa: E731
-    coordinators = [u for u in order if u == tree.root or not same(u, tree.parent(u))]
-    seen: dict[int, str] = {}
-    for u in coordinators:
-        if cluster_of[u] in seen:
-            raise ScheduleError(f"cluster of {u!r} is entered twice, at {seen[cluster_of[u]]!r} and {u!r}",
-                                fix="give each cluster one coordinator")
-        seen[cluster_of[u]] = u
-    leaders = set(coordinators)
-    for x in order:
-        if x not in leaders and any(not same(x, c) for c in tree.children.get(x, ())):
-            raise ScheduleError(f"hierarchical tree host {x!r} sends to another cluster but is not its "
-                                "cluster's coordinator", fix="let inter-cluster edges leave coordinators only")
-    return order, cluster_of, coordinators
+    n = len(order)
+    cluster = np.fromiter(map(cluster_of.get, order, itertools.repeat(-1)), np.int64, n)
+    if (cluster < 0).any():
+        h = order[int(np.argmax(cluster < 0))]
+        raise ScheduleError(f"hierarchical tree host {h!r} is in no cluster", fix="list it in 'clusters'")
+    number = dict(zip(order, range(n)))
+    parent = np.empty(n, np.int64)
+    parent[0] = -1
+    parent[1:] = np.fromiter(map(number.__getitem__, map(tree._parent.__getitem__, order[1:])), np.int64, n - 1)
+    crossing = cluster[1:] != cluster[parent[1:]]  # the edge into node i + 1 joins two clusters
+    coordinator = np.concatenate(([True], crossing))
+    entered = cluster[coordinator]
+    if np.bincount(entered).max() > 1:
+        coordinators = np.flatnonzero(coordinator)
+        _, first = np.unique(entered, return_index=True)
+        again = int(np.setdiff1d(np.arange(len(entered)), first)[0])  # the first coordinator of a cluster seen before
+        u, seen = order[coordinators[again]], order[coordinators[int(np.argmax(entered == entered[again]))]]
+        raise ScheduleError(f"cluster of {u!r} is entered twice, at {seen!r} and {u!r}",
+                            fix="give each cluster one coordinator")
+    stray = crossing & ~coordinator[parent[1:]]
+    if stray.any():
+        x = order[int(parent[1:][stray].min())]
+        raise ScheduleError(f"hierarchical tree host {x!r} sends to another cluster but is not its "
+                            "cluster's coordinator", fix="let inter-cluster edges leave coordinators only")
+    for a in (parent, cluster, coordinator):
+        a.flags.writeable = False
+    return _Hierarchy(order, cluster_of, parent, cluster, coordinator)
+
+
+def _coordinators(tree: TreeSchedule) -> tuple[tuple[str, ...], dict, list[str]]:
+    """(preorder, host -> cluster number, coordinators in preorder) of a hierarchical tree, once it is checked."""
+    h = tree._hierarchy
+    return h.order, h.cluster_of, [h.order[i] for i in np.flatnonzero(h.coordinator).tolist()]
+
+
+def _messages_of(tree: TreeSchedule):
+    """(denominator, messages or None: a cluster runs ``scatter_allgather``) of a hierarchical tree: the message list
+    of ``_core.tree_messages`` (:func:`~.tree_columns.hierarchical_messages` with an extension built before it), its
+    arrays read-only."""
+    h = tree._hierarchy
+    specs = _intra_specs(tree)
+    denominator = _hierarchical_denominator(tree, specs)
+    if any(model == "scatter_allgather" for model, _ in specs.values()):
+        return denominator, None
+    own = {u: spec[1] for u, spec in specs.items()}.get
+    entry = np.fromiter(map(own, h.order, itertools.repeat(tree.segments)), np.int64, len(h.order))
+    per_cluster = np.zeros(int(h.cluster.max()) + 1, np.int64)
+    per_cluster[h.cluster[h.coordinator]] = entry[h.coordinator]  # a cluster's count: its coordinator's entry
+    reader = getattr(_core, "tree_messages", hierarchical_messages)
+    messages = reader(h.parent, h.cluster, h.coordinator, per_cluster[h.cluster], denominator)
+    for a in messages or ():
+        if isinstance(a, np.ndarray):
+            a.flags.writeable = False
+    return denominator, messages
 
 
 def _hierarchical_columns(tree: TreeSchedule, platform, collective) -> Program | None:
     """One instance of a hierarchical broadcast, column-wise (:func:`~.tree_columns.hierarchical_program`)."""
     denominator, messages = tree._hierarchical_messages
-    return None if messages is None else hierarchical_program(tree, platform, collective, denominator, messages)
+    return None if messages is None else \
+        hierarchical_program(tree, platform, collective, denominator, messages, tree._hierarchy.order)
 
 
 def _hierarchical(tree: TreeSchedule, b: ProgramBuilder, platform, collective, inst: int) -> None:
