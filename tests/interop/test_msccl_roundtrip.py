@@ -1,6 +1,5 @@
 """Export → read: every registered algorithm of AllGather, ReduceScatter, AllReduce, Broadcast and Reduce (and
-AlltoAll: every one on ndv2, mi250 and dgx2(2), a seeded sample and ``open_shop_preemptive`` on the others,
-:func:`alltoall_sample`) on every GPU fabric, one chassis (dgx2, ndv2, dgx_a100 at 1 MiB; mi250 at 4 kB) and two (dgx2(2), ndv2(2),
+AlltoAll) on every GPU fabric, one chassis (dgx2, ndv2, dgx_a100 at 1 MiB; mi250 at 4 kB) and two (dgx2(2), ndv2(2),
 dgx_a100(2), mi250(2) at 4 kB): valid, within the runtime's limits, and exactly as fast under Fluid as the Program
 ``msccl.ready`` says it runs, and as the schedule ``msccl.exported`` exports and ``collsched msccl export`` reports; that Program as fast as the schedule's without its signals where nothing but the signals
 changed (the forests that do not fit as planned are fitted by ``msccl.ready``: ``test_msccl_forest_fabrics.py`` and
@@ -10,15 +9,13 @@ changed (the forests that do not fit as planned are fitted by ``msccl.ready``: `
 from __future__ import annotations
 
 import functools
-import os
-import random
 
 import pytest
 
 import collsched as cs
 from collsched.algorithms import registry
 from collsched.interop import msccl
-from collsched.interop.msccl.fabrics import ALLTOALL_FABRICS, KINDS, ROUND_TRIP, collective, fabric
+from collsched.interop.msccl.fabrics import KINDS, ROUND_TRIP, collective, fabric
 from collsched.interop.msccl.lint import ChunkGridError, MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS, MAX_TBS_PER_CHANNEL
 from collsched.interop.msccl.parts import round_parts
 from collsched.interop.msccl.threadblocks import drop_signals
@@ -26,19 +23,9 @@ from collsched.interop.msccl.threadblocks import drop_signals
 ALLTOALL = [a.name for a in registry.applicable(KINDS["alltoall"](["h0", "h1", "h2"], 1.0))]
 
 
-def alltoall_sample(name: str, k: int = 4) -> list[str]:
-    """The all-to-all algorithms exported on fabric ``name``: all on :data:`ALLTOALL_FABRICS`; on the others
-    ``open_shop_preemptive`` (its parts rounded to chunks) and ``k`` others, seeded by the fabric's name; all of
-    them everywhere with ``MSCCL_ALLTOALL_ALL=1`` in the environment (the whole matrix, minutes)."""
-    if name in ALLTOALL_FABRICS or os.environ.get("MSCCL_ALLTOALL_ALL") == "1":
-        return ALLTOALL
-    others = [a for a in ALLTOALL if a != "open_shop_preemptive"]
-    return ["open_shop_preemptive"] + sorted(random.Random(f"msccl alltoall {name}").sample(others, k))
-
-
 CASES = [(f, k, a.name) for f in ROUND_TRIP for k, make in KINDS.items() if k != "alltoall"
          for a in registry.applicable(make(["h0", "h1", "h2"], 1.0))] + \
-        [(f, "alltoall", a) for f in ROUND_TRIP for a in alltoall_sample(f)]
+        [(f, "alltoall", a) for f in ROUND_TRIP for a in ALLTOALL]
 
 
 @functools.cache

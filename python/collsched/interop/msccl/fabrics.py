@@ -5,8 +5,7 @@ the cases that ``tests/interop/test_msccl_roundtrip.py`` exports and
 ``benchmarks/bench_msccl_planned.py`` measures: every GPU fabric of
 :mod:`collsched.topologies` in one box at 1 MiB (``mi250`` at 4 kB) and in
 two at 4 kB, each of the :data:`KINDS` of collectives MSCCL writes (every
-all-to-all algorithm exports on every fabric; the suite runs all of them on
-:data:`ALLTOALL_FABRICS` and a seeded sample on the others, the benchmark all).
+all-to-all algorithm on every fabric, in the suite and in the benchmark).
 
 Examples
 --------
@@ -23,7 +22,7 @@ from __future__ import annotations
 from ... import collectives, topologies
 from ...errors import CollschedError
 
-__all__ = ["NAMES", "ROUND_TRIP", "KINDS", "ALLTOALL_FABRICS", "fabric", "collective"]
+__all__ = ["NAMES", "ROUND_TRIP", "KINDS", "fabric", "collective"]
 
 NAMES = ("dgx2", "ndv2", "dgx_a100", "mi250")
 """The GPU fabrics of :mod:`collsched.topologies` a platform may be named by (``NAME`` or ``NAME:BOXES``)."""
@@ -40,11 +39,6 @@ KINDS = {"allgather": lambda h, size: collectives.AllGather(participants=h, size
          "alltoall": lambda h, size: collectives.AllToAll(senders=h, size=size)}
 """Per collective MSCCL writes, the collective of ``size`` over the hosts ``h`` (a broadcast's or reduce's root
 ``h[0]``)."""
-
-ALLTOALL_FABRICS = ("ndv2", "mi250", "dgx2:2")
-"""The round trip's fabrics on which the test suite exports every all-to-all algorithm (on the others, a seeded
-sample and ``open_shop_preemptive``; ``benchmarks/bench_msccl_planned.py`` exports every one on every fabric)."""
-
 
 def fabric(text: str):
     """The GPU fabric named ``text``: one of :data:`NAMES`, with ``:N`` for N boxes (``mi250:2``).
