@@ -31,11 +31,11 @@ $(PY):
 # builds the Rust core (release) and installs collsched, editable, into .venv
 install: system-deps-build $(PY)
 	$(PIP) install $(PIP_FLAGS) --constraint $(LOCK) -e .
-	$(PY) scripts/check_lock.py $(LOCK)
+	$(PY) scripts/check_lock.py $(LOCK) --against uv.lock
 
 dev: system-deps $(PY)
 	$(PIP) install $(PIP_FLAGS) --constraint $(LOCK) -e '.[dev]'
-	$(PY) scripts/check_lock.py $(LOCK)
+	$(PY) scripts/check_lock.py $(LOCK) --against uv.lock
 
 demo: install
 	@mkdir -p $(dir $(DEMO_OUT))
@@ -50,13 +50,16 @@ pytest: dev
 
 test: dev cargo-test pytest
 
-# newest versions of every Python dependency allowed by pyproject.toml (run time, dev, and the build's
-# maturin), for every platform and Python >= 3.11, into constraints.txt
+# newest versions of every Python dependency allowed by pyproject.toml, as of one instant (STAMP), into both locks:
+# uv.lock (uv's own, every platform) and constraints.txt (run time, dev and the build's maturin, which pip installs
+# with); make install / make dev then check that the two name the same versions (scripts/check_lock.py)
 lock: $(PY)
 	PIP_CONSTRAINT= $(PIP) install $(PIP_FLAGS) uv==$(UV_VERSION)
+	$(eval STAMP := $(shell date -u +%Y-%m-%dT%H:%M:%SZ))
+	$(VENV)/bin/uv lock --quiet --upgrade --python 3.11 --exclude-newer $(STAMP)
 	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \
 	  | $(VENV)/bin/uv pip compile --quiet --upgrade --universal --python-version 3.11 --extra dev \
-	      --no-header --output-file $(LOCK) pyproject.toml -
+	      --exclude-newer $(STAMP) --no-header --output-file $(LOCK) pyproject.toml -
 	@sed -i '1i # The Python packages `make` installs, every version fixed: `make lock` writes this file (uv pip compile).' $(LOCK)
 
 bench: dev

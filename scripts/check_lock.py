@@ -5,14 +5,17 @@ version the lock does not name (the lock ignored, or edited without
 reinstalling) stops the build with one line per package and how to fix it.
 Lines whose environment marker does not hold here (another Python) are
 skipped; packages the lock does not name (pip, collsched itself) are not
-checked.
+checked. With ``--against uv.lock`` it also checks that uv's own lock (which
+``make lock`` writes at the same instant) names, for every package both
+files name, the version constraints.txt names.
 
-Run: ``.venv/bin/python scripts/check_lock.py constraints.txt``.
+Run: ``.venv/bin/python scripts/check_lock.py constraints.txt [--against uv.lock]``.
 """
 
 from __future__ import annotations
 
 import sys
+import tomllib
 from importlib import metadata
 
 from packaging.requirements import Requirement
@@ -32,17 +35,31 @@ def locked(path: str) -> dict[str, str]:
     return pins
 
 
-def main(path: str) -> int:
+def disagreements(pins: dict[str, str], uv_lock: str) -> list[str]:
+    """The packages whose version in ``pins`` is not one ``uv_lock`` names for them."""
+    versions: dict[str, set[str]] = {}
+    for package in tomllib.load(open(uv_lock, "rb"))["package"]:
+        versions.setdefault(canonicalize_name(package["name"]), set()).add(package.get("version"))
+    return [f"{name} {version} here, {' or '.join(sorted(versions[name]))} in {uv_lock}"
+            for name, version in sorted(pins.items()) if name in versions and version not in versions[name]]
+
+
+def main(path: str, uv_lock: str | None = None) -> int:
     pins = locked(path)
-    wrong = []
+    wrong = [f"{w}: the two locks differ, run `make lock` to write both" for w in
+             (disagreements(pins, uv_lock) if uv_lock else [])]
     for dist in metadata.distributions():
         name = canonicalize_name(dist.metadata["Name"])
         if name in pins and dist.version != pins[name]:
-            wrong.append(f"{name} {dist.version} installed, {pins[name]} locked")
+            wrong.append(f"{name} {dist.version} installed, {pins[name]} locked: run `make clean` then make again "
+                         "(or `make lock` to move the lock)")
     for w in wrong:
-        print(f"{path}: {w}: run `make clean` then make again (or `make lock` to move the lock)", file=sys.stderr)
+        print(f"{path}: {w}", file=sys.stderr)
     return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    args = sys.argv[1:]
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--against"):
+        sys.exit("usage: check_lock.py constraints.txt [--against uv.lock]")
+    sys.exit(main(args[0], args[2] if len(args) == 3 else None))
